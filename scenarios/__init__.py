@@ -1,0 +1,1 @@
+"""The named scenarios (TOML files), installed as package data."""

@@ -1,0 +1,47 @@
+"""Every same-tick ordering rule of SPEC.md section 5, in one place.
+
+SimPy's queue is keyed by (time, priority, event id). The engine schedules every action of
+an actor with `at(env, tick, priority)`, and the priorities below put the three phases of a
+tick in the order SPEC.md gives; ties inside a phase are broken by number (attempt order),
+never by hashing or dict order. The controller's four steps run in `CONTROLLER_STEPS` order.
+"""
+
+from __future__ import annotations
+
+from simpy import Environment
+from simpy.events import Event
+
+#: "1. Input: a scheduled report change takes effect."
+INPUT = 0
+
+#: "2. Workers: each attempt that may act does at most one step, in attempt order."
+#: Attempt #n acts at priority WORKERS + n.
+WORKERS = 1
+
+#: "3. Controller, in this order: a. Assessment, b. Newsletter gate, c. Suspicion, d. Rebuild."
+CONTROLLER = 1 << 40
+
+#: the controller's steps within phase 3, by the names of the Controller's methods.
+CONTROLLER_STEPS = ("assess", "gate", "suspect", "rebuild")
+
+
+def worker_priority(attempt: int) -> int:
+    """Attempts act in attempt order: #1 before #2 before #3 ..."""
+    return WORKERS + attempt
+
+
+class At(Event):
+    """An event that fires at an absolute tick with a given same-tick priority."""
+
+    __slots__ = ()
+
+    def __init__(self, env: Environment, tick: int, priority: int) -> None:
+        self.env = env
+        self.callbacks = []
+        self._value = None
+        self._ok = True
+        env.schedule(self, priority, tick - env.now)  # type: ignore[arg-type]
+
+
+def at(env: Environment, tick: int, priority: int) -> At:
+    return At(env, tick, priority)

@@ -1,0 +1,72 @@
+"""The records of SPEC.md section 2 and the feed receiver of the article's section 8.
+
+The protected stores (journal, candidate store, effect records) share one token check,
+`Records.guard`: with fencing on it compares the writer's token with the one authoritative
+epoch, atomically with the write, and rejects an older token. With fencing off it checks
+nothing. Either way the write is logged with the token and the epoch it met, so the
+invariants can see a stale write that landed.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+
+class JournalRecord(NamedTuple):
+    result: str
+    content: int  # the section content revision the result was computed from
+    attempt: int
+
+
+class Part(NamedTuple):
+    result: str
+    content: int
+
+
+class Candidate(NamedTuple):
+    digest: str
+    attempt: int
+    token: int
+    parts: tuple[Part, ...]
+    pin: int | None  # 0-based version index, None with pins off
+    tick: int
+
+    @property
+    def built_from(self) -> tuple[int, ...]:
+        return tuple(p.content for p in self.parts)
+
+
+class Acceptance(NamedTuple):
+    digest: str
+    version: int | None  # 0-based; None with pins off (nothing to record)
+    tick: int
+    candidate: Candidate
+
+
+class Feed:
+    """The external feed: keyed, serialized receive. It checks idempotency keys only.
+
+    Each call of `receive` is one transaction, serialized per key: lookup, parameter check,
+    apply and remember run as one unit, so two concurrent copies of one request are two
+    calls in sequence and the second finds the first one's record.
+    """
+
+    __slots__ = ("remembered", "posts")
+
+    def __init__(self) -> None:
+        self.remembered: dict[str, tuple[str, str]] = {}  # key -> (request params, post id)
+        self.posts: list[tuple[str, str]] = []  # (post id, request params) applied, in order
+
+    def receive(self, key: str | None, params: str) -> tuple[str, str | None]:
+        """Return (answer, post id): answer is applied, repeat (the stored answer) or rejected."""
+        if key is not None:
+            saved = self.remembered.get(key)
+            if saved is not None:
+                if saved[0] != params:
+                    return "rejected", None
+                return "repeat", saved[1]
+        post = f"P{len(self.posts) + 1}"
+        self.posts.append((post, params))
+        if key is not None:
+            self.remembered[key] = (params, post)
+        return "applied", post

@@ -1,0 +1,1 @@
+"""Renderers: they only format what the engine, the outcome and the sweep return."""

@@ -1,0 +1,24 @@
+"""Run a scenario: scenario -> engine -> trace -> outcome (the one way every command runs one)."""
+
+from __future__ import annotations
+
+from sim.engine import run as run_engine
+from sim.errors import ScheduleError
+from sim.outcome import Outcome, outcome
+from sim.scenario import Scenario
+from sim.schedule import Schedule
+from sim.switches import Switches
+from sim.trace import Trace
+
+
+def simulate(switches: Switches, schedule: Schedule) -> tuple[Trace, Outcome]:
+    trace = run_engine(switches, schedule)
+    return trace, outcome(trace)
+
+
+def run_scenario(scenario: Scenario, strict: bool = True) -> tuple[Trace, Outcome]:
+    """Run a scenario. With `strict`, a fault that never took effect is a ScheduleError."""
+    trace, result = simulate(scenario.switches, scenario.schedule)
+    if strict and trace.unfired:
+        raise ScheduleError(f"{scenario.source}: schedule: {'; '.join(trace.unfired)}")
+    return trace, result

@@ -1,0 +1,176 @@
+"""The eight switches of the worked example (and the ninth knob), as closed sets.
+
+SPEC.md section 4 defines the switches; section 8 fixes their spelling. The first value of
+each switch is the worked example's. `COMBINATIONS` is the 864-run order used by the sweep:
+the product of the switches in the order of SPEC.md's table, first value first, so run ids
+stay stable as long as the switch set does not change.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+from dataclasses import dataclass
+from enum import Enum
+from typing import Iterator
+
+from sim.errors import SwitchError
+
+
+class Silent(Enum):
+    PAUSED = "paused"
+    CRASHED = "crashed"
+
+
+class Fencing(Enum):
+    ON = "on"
+    OFF = "off"
+
+
+class Checkpoints(Enum):
+    PER_STEP = "per-step"
+    END_ONLY = "end-only"
+
+
+class Change(Enum):
+    DURING = "during"
+    NEVER = "never"
+    AFTER = "after"
+
+
+class Pins(Enum):
+    ON = "on"
+    OFF = "off"
+
+
+class Rule(Enum):
+    CURRENT_ACCEPTED = "current-accepted"
+    ANY_ACCEPTED = "any-accepted"
+    LATEST_FINISHED = "latest-finished"
+
+
+class PostDeath(Enum):
+    YES = "yes"
+    NO = "no"
+
+
+class Key(Enum):
+    PER_OPERATION = "per-operation"
+    PER_ATTEMPT = "per-attempt"
+    NONE = "none"
+
+
+class Gate(Enum):
+    FAIL_OPEN = "fail-open"
+    FAIL_CLOSED = "fail-closed"
+
+
+#: switch name -> its Enum, in SPEC.md order; `gate` (the ninth knob) last.
+SWITCHES: dict[str, type[Enum]] = {
+    "silent": Silent,
+    "fencing": Fencing,
+    "checkpoints": Checkpoints,
+    "change": Change,
+    "pins": Pins,
+    "rule": Rule,
+    "post_death": PostDeath,
+    "key": Key,
+    "gate": Gate,
+}
+
+#: the eight switches the sweep varies (the gate stays at fail-open, as in the article).
+SWEPT = tuple(name for name in SWITCHES if name != "gate")
+
+#: the four protections and the value that turns each one on.
+PROTECTIONS: dict[str, Enum] = {
+    "fencing": Fencing.ON,
+    "pins": Pins.ON,
+    "key": Key.PER_OPERATION,
+    "rule": Rule.CURRENT_ACCEPTED,
+}
+
+#: the six single weakenings of an all-on run: each turns exactly one protection off.
+WEAKENINGS: tuple[tuple[str, str], ...] = (
+    ("fencing", "off"),
+    ("pins", "off"),
+    ("key", "per-attempt"),
+    ("key", "none"),
+    ("rule", "any-accepted"),
+    ("rule", "latest-finished"),
+)
+
+#: the switches that describe what happens to the work (not what protects it).
+EVENTS = ("silent", "change", "post_death")
+
+
+@dataclass(frozen=True, slots=True)
+class Switches:
+    silent: Silent = Silent.PAUSED
+    fencing: Fencing = Fencing.ON
+    checkpoints: Checkpoints = Checkpoints.PER_STEP
+    change: Change = Change.DURING
+    pins: Pins = Pins.ON
+    rule: Rule = Rule.CURRENT_ACCEPTED
+    post_death: PostDeath = PostDeath.YES
+    key: Key = Key.PER_OPERATION
+    gate: Gate = Gate.FAIL_OPEN
+
+    def as_dict(self) -> dict[str, str]:
+        """Switch name -> value spelling, in SPEC.md order."""
+        return {name: getattr(self, name).value for name in SWITCHES}
+
+    def with_values(self, values: dict[str, str], source: str = "--set") -> Switches:
+        """A copy with some switches set from their spellings; unknown names or values raise."""
+        changes = {name: parse_value(name, value, source) for name, value in values.items()}
+        return dataclasses.replace(self, **changes)
+
+    def protections_on(self) -> tuple[str, ...]:
+        return tuple(name for name, on in PROTECTIONS.items() if getattr(self, name) is on)
+
+    def label(self) -> str:
+        """`name=value` pairs for every switch that differs from the worked example."""
+        default = Switches()
+        return " ".join(
+            f"{name}={getattr(self, name).value}"
+            for name in SWITCHES
+            if getattr(self, name) is not getattr(default, name)
+        )
+
+    def set_args(self) -> str:
+        """The `--set` arguments that reproduce these switches from the worked example."""
+        return " ".join(f"--set {pair}" for pair in self.label().split())
+
+
+def parse_value(name: str, value: object, source: str) -> Enum:
+    """The Enum member named by `value` for switch `name`, or a SwitchError naming both."""
+    enum = SWITCHES.get(name)
+    if enum is None:
+        raise SwitchError(f"{source}: unknown switch {name!r}; switches are: {', '.join(SWITCHES)}")
+    for member in enum:
+        if member.value == value:
+            return member
+    allowed = ", ".join(m.value for m in enum)
+    raise SwitchError(f"{source}: switch {name!r} has no value {value!r}; allowed: {allowed}")
+
+
+def parse_assignments(pairs: tuple[str, ...] | list[str], source: str = "--set") -> dict[str, str]:
+    """Split `name=value` strings; a pair without `=` raises a SwitchError."""
+    out: dict[str, str] = {}
+    for pair in pairs:
+        name, sep, value = pair.partition("=")
+        if not sep:
+            raise SwitchError(f"{source}: expected name=value, got {pair!r}")
+        name = name.strip()
+        parse_value(name, value.strip(), source)
+        out[name] = value.strip()
+    return out
+
+
+def combinations() -> Iterator[Switches]:
+    """The 864 combinations of the eight swept switches, in the fixed sweep order."""
+    enums = [SWITCHES[name] for name in SWEPT]
+    for values in itertools.product(*enums):
+        yield Switches(**dict(zip(SWEPT, values)))
+
+
+COMBINATIONS: tuple[Switches, ...] = tuple(combinations())

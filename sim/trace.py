@@ -1,0 +1,91 @@
+"""The event log of one run: an append-only list of events, plus what the run started from.
+
+Every later stage (invariants, the outcome, the renderers, the sweep) reads only this.
+Event details are plain JSON values so a trace can be exported as it is.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any, NamedTuple
+
+from sim.schedule import Schedule
+from sim.switches import Switches
+
+
+class Kind(Enum):
+    REPORT_CHANGED = "report-changed"  # version, sections, content
+    ADMITTED = "admitted"  # token (the new epoch), pin, reason, reconcile
+    SILENT = "silent"  # crashed, wake
+    WOKE = "woke"
+    COMPUTED = "computed"  # a model call: step, result, content
+    RESTORED = "restored"  # step, result, by (the attempt that computed it)
+    WRITE = "write"  # store, record, token, epoch, applied (+ store-specific fields)
+    FENCED = "fenced"
+    ACCEPTED = "accepted"  # digest, version, producer, built_from
+    REFUSED = "refused"  # digest, reason, producer
+    STOPPED = "stopped"  # the attempt stops because its candidate was refused
+    UNKNOWN = "unknown"
+    SENT = "sent"  # digest, key, copies
+    FEED = "feed"  # digest, key, answer (applied/repeat/rejected), post
+    DIED = "died"  # point
+    DONE = "done"
+    NEWSLETTER = "newsletter"  # digest, quote, built_from, accepted
+
+
+class Event(NamedTuple):
+    tick: int
+    kind: Kind
+    attempt: int | None
+    detail: dict[str, Any]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"tick": self.tick, "kind": self.kind.value, "attempt": self.attempt, **self.detail}
+
+
+#: revenue figure of section 2, by the section's content revision (v1 says 4.1, v2 says 4.7).
+REVENUE = ("4.1", "4.7")
+
+
+def revenue(revision: int) -> str:
+    """The revenue figure a section-2 summary of this content revision quotes."""
+    return REVENUE[revision] if revision < len(REVENUE) else f"r{revision}"
+
+
+@dataclass(frozen=True, slots=True)
+class Trace:
+    switches: Switches
+    schedule: Schedule
+    events: tuple[Event, ...]
+    #: report content by version (version 1 first): one content revision per section.
+    versions: tuple[tuple[int, ...], ...]
+    last_tick: int
+    horizon_reached: bool
+    #: faults of the schedule that never took effect (e.g. a silence of an attempt that
+    #: was never admitted), described in words.
+    unfired: tuple[str, ...]
+
+    def content_at(self, tick: int) -> tuple[int, ...]:
+        """The report content current at `tick` (after that tick's input phase)."""
+        version = 0
+        for event in self.events:
+            if event.tick > tick:
+                break
+            if event.kind is Kind.REPORT_CHANGED:
+                version = event.detail["version"] - 1
+        return self.versions[version]
+
+    def version_at(self, tick: int) -> int:
+        """The 1-based report version current at `tick`."""
+        return self.versions.index(self.content_at(tick)) + 1
+
+    @property
+    def final_content(self) -> tuple[int, ...]:
+        return self.versions[-1]
+
+    def of(self, kind: Kind) -> list[Event]:
+        return [e for e in self.events if e.kind is kind]
+
+    def to_json(self) -> list[dict[str, Any]]:
+        return [e.to_json() for e in self.events]
