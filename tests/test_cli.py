@@ -1,0 +1,133 @@
+"""The command line: `sim scenarios`, `sim trace`, bad input and exit codes."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from sim.cli import main
+
+
+def run_cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_scenarios_lists_names_and_descriptions(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_cli(capsys, "scenarios")
+    assert code == 0
+    assert "main" in out and "interrupted, corrected, retried" in out
+
+
+def test_scenarios_json(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_cli(capsys, "scenarios", "--json")
+    names = [s["name"] for s in json.loads(out)]
+    assert code == 0 and "superseded" in names
+
+
+def test_trace_json_follows_spec_section_8(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_cli(capsys, "trace", "main", "--json")
+    assert code == 0
+    doc = json.loads(out)
+    outcome = doc["outcome"]
+    for field in (
+        "model_calls", "model_calls_by_attempt", "steps_restored", "stale_writes_rejected",
+        "stale_writes_applied", "posts_applied", "first_accepted_tick", "confirmed_tick",
+        "newsletter", "violations", "finished",
+    ):  # fmt: skip
+        assert field in outcome
+    assert outcome["model_calls_by_attempt"] == [3, 3, 0]
+    assert outcome["newsletter"] == {"start_tick": 12, "digest": "d2", "quoted_revenue": "4.7"}
+    assert doc["switches"]["fencing"] == "on"
+
+
+def test_trace_set_changes_a_switch(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_cli(capsys, "trace", "main", "--set", "pins=off", "--json")
+    assert code == 0
+    violations = json.loads(out)["outcome"]["violations"]
+    assert violations == [
+        {"invariant": "misused-dependant", "tick": 12},
+        {"invariant": "wrong-acceptance", "tick": 9},
+    ]
+
+
+@pytest.mark.parametrize("name", ["main", "main-end-only", "superseded", "versions-off"])
+def test_trace_check_passes_for_the_published_scenarios(capsys: pytest.CaptureFixture[str], name: str) -> None:
+    code, _, err = run_cli(capsys, "trace", name, "--check")
+    assert code == 0, err
+
+
+def test_trace_check_fails_with_the_differing_fields(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    path = tmp_path / "wrong.toml"
+    path.write_text("[expect]\nmodel_calls = 7\nfinished = true\n")
+    code, _, err = run_cli(capsys, "trace", str(path), "--check")
+    assert code == 1
+    assert "model_calls: expected 7, got 6" in err
+
+
+@pytest.mark.parametrize(
+    ("args", "files", "message"),
+    [
+        (["trace", "nosuch"], {}, "unknown scenario 'nosuch'; named scenarios:"),
+        (["trace", "bad.toml"], {"bad.toml": "[switches\n"}, "bad.toml: not valid TOML"),
+        (["trace", "main", "--set", "fence=on"], {}, "unknown switch 'fence'; switches are: silent, fencing"),
+        (["trace", "main", "--set", "fencing=maybe"], {}, "switch 'fencing' has no value 'maybe'; allowed: on, off"),
+        (["trace", "main", "--set", "fencing"], {}, "expected name=value, got 'fencing'"),
+        (
+            ["trace", "wake.toml"],
+            {"wake.toml": "[schedule]\nsilences = [{attempt = 1, at = 5, wake = 3}]\n"},
+            "wake.toml: schedule.silences: attempt #1 wakes at t3, not after its silence at t5",
+        ),
+        (
+            ["trace", "neg.toml"],
+            {"neg.toml": "[schedule]\nchanges = [{at = -2, sections = [2]}]\n"},
+            "neg.toml: schedule.changes: negative tick -2",
+        ),
+        (
+            ["trace", "ghost.toml"],
+            {"ghost.toml": "[schedule]\nsilences = [{attempt = 1, at = 3, wake = 8}, {attempt = 6, at = 9}]\n"},
+            "ghost.toml: schedule: silence of attempt #6 at t9: attempt #6 was never admitted",
+        ),
+        (["trace", "missing/file.toml"], {}, "missing/file.toml: no such scenario file"),
+    ],
+)
+def test_bad_input_is_one_clear_line_and_exit_2(
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    args: list[str],
+    files: dict[str, str],
+    message: str,
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    code, out, err = run_cli(capsys, *args)
+    assert code == 2
+    assert message in err
+    assert "Traceback" not in err and out == ""
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_unknown_option_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run_cli(capsys, "trace", "main", "--colour")
+    assert code == 2 and "No such option" in err
+
+
+def test_console_script_output_does_not_depend_on_hash_seed() -> None:
+    outputs = []
+    for seed in ("0", "12345"):
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        done = subprocess.run(
+            [sys.executable, "-m", "sim", "trace", "main", "--set", "fencing=off", "--json"],
+            capture_output=True, text=True, env=env, check=True,
+        )  # fmt: skip
+        outputs.append(done.stdout)
+    assert outputs[0] == outputs[1]
+    assert json.loads(outputs[0])["outcome"]["stale_writes_applied"] == 2
