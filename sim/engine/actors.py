@@ -11,7 +11,7 @@ from enum import Enum
 from typing import TYPE_CHECKING, Generator
 
 from sim.engine import order
-from sim.engine.records import Acceptance, Candidate, JournalRecord, Part
+from sim.engine.records import Acceptance, Candidate, Part
 from sim.schedule import DeathPoint, Silence
 from sim.switches import Key, Rule
 from sim.trace import Kind, revenue
@@ -222,6 +222,13 @@ class Attempt:
         world.log(t, Kind.DONE, self.n, {"digest": digest.digest})
         return None
 
+    def announcement_owed(self) -> Candidate | None:
+        """The accepted digest whose announcement this attempt still owes, if any: a successor
+        of a lost owner inherits it (SPEC 5, "reconcile first")."""
+        if self.inherited is not None or (self.verdict is not None and self.verdict[0]):
+            return self.digest
+        return None
+
     def post_key(self, digest: str) -> str | None:
         key = self.world.switches.key
         if key is Key.PER_OPERATION:
@@ -331,11 +338,7 @@ class Controller:
                 attempt.status = Status.UNKNOWN
                 world.log(t, Kind.UNKNOWN, attempt.n, {"missed": t - since})
                 if attempt is world.owner:
-                    digest = attempt.digest
-                    accepted = digest is not None and attempt.verdict is not None and attempt.verdict[0] or (
-                        attempt.inherited is not None
-                    )
-                    world.admit(t, "suspicion", digest if accepted else None)
+                    world.admit(t, "suspicion", attempt.announcement_owed())
 
     # d. rebuild ------------------------------------------------------------------------
     def rebuild(self, t: int) -> None:
