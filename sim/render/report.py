@@ -1,0 +1,352 @@
+"""The sweep's reports: JSON, CSV and markdown, each rendered from the sweep's JSON document.
+
+A report is a `ReportWriter`: a file name and a function from the document to the file's
+text. `WRITERS` is what `sim sweep` writes, in order; a new report (the explainer page, say)
+is one more writer appended there. Every writer is deterministic to the byte: fixed order,
+no timestamps, no absolute paths. `write_reports` replaces each file atomically (a temporary
+file in the same folder, then `os.replace`), so a reader never sees half a report.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import tempfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sim.errors import SimError
+from sim.switches import Switches
+
+Document = dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class ReportWriter:
+    filename: str
+    render: Callable[[Document], str]
+    description: str = ""
+
+
+class OutDirError(SimError):
+    """The --out folder cannot hold the reports."""
+
+
+# -- JSON ----------------------------------------------------------------------------------
+def _compact(value: Any) -> str:
+    return json.dumps(value, separators=(", ", ": "))
+
+
+def _pretty(value: Any, indent: int) -> str:
+    """Indented JSON, but short values and lists of scalars on one line."""
+    flat = _compact(value)
+    pad = " " * indent
+    if not isinstance(value, (dict, list)) or len(flat) + indent <= 96 or not value:
+        return flat
+    if isinstance(value, list) and all(not isinstance(v, (dict, list)) for v in value):
+        return flat
+    inner = " " * (indent + 2)
+    if isinstance(value, dict):
+        items = [f"{inner}{json.dumps(k)}: {_pretty(v, indent + 2)}" for k, v in value.items()]
+        return "{\n" + ",\n".join(items) + "\n" + pad + "}"
+    items = [f"{inner}{_pretty(v, indent + 2)}" for v in value]
+    return "[\n" + ",\n".join(items) + "\n" + pad + "]"
+
+
+def render_json(doc: Document) -> str:
+    """`{"runs": [...], "summary": {...}}`: one run per line, the summary indented."""
+    runs = ",\n".join(f"    {_compact(run)}" for run in doc["runs"])
+    rest = [f'  {json.dumps(k)}: {_pretty(v, 2)}' for k, v in doc.items() if k != "runs"]
+    return "{\n" + '  "runs": [\n' + runs + "\n  ],\n" + ",\n".join(rest) + "\n}\n"
+
+
+# -- CSV -----------------------------------------------------------------------------------
+OUTCOME_COLUMNS = (
+    "model_calls",
+    "model_calls_by_attempt",
+    "steps_restored",
+    "stale_writes_rejected",
+    "stale_writes_applied",
+    "posts_applied",
+    "first_accepted_tick",
+    "confirmed_tick",
+    "newsletter_start_tick",
+    "newsletter_digest",
+    "newsletter_quoted_revenue",
+    "finished",
+    "last_tick",
+    "horizon_reached",
+)
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, list):
+        return " ".join(str(v) for v in value)
+    return str(value)
+
+
+def render_csv(doc: Document) -> str:
+    """One row per run: id, one column per switch, per outcome figure, the first tick of
+    each invariant it broke (empty: held), the protections it needed, and for each broken
+    invariant the single protections that would have prevented it."""
+    runs = doc["runs"]
+    invariants = list(doc["summary"]["invariants"])
+    switches = list(runs[0]["switches"])
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(["id", *switches, *OUTCOME_COLUMNS, *invariants, "needed", "prevented_by"])
+    for run in runs:
+        outcome = dict(run["outcome"])
+        letter = outcome.pop("newsletter")
+        for key, value in letter.items():
+            outcome[f"newsletter_{key}"] = value
+        broken = {v["invariant"]: v["tick"] for v in outcome["violations"]}
+        needed = run["needed"]
+        writer.writerow([
+            run["id"],
+            *(run["switches"][name] for name in switches),
+            *(_cell(outcome[name]) for name in OUTCOME_COLUMNS),
+            *(_cell(broken.get(name)) for name in invariants),
+            " ".join(p for p, n in needed["protections"].items() if n["needed"]),
+            " ".join(
+                f"{inv}:{'+'.join(p['protection'] for p in by) or '-'}"
+                for inv, by in needed["prevented_by"].items()
+            ),
+        ])  # fmt: skip
+    return buffer.getvalue()
+
+
+# -- markdown ------------------------------------------------------------------------------
+def _table(rows: Sequence[Sequence[Any]], headers: Sequence[str]) -> str:
+    from tabulate import tabulate  # type: ignore[import-untyped]
+
+    return str(tabulate(rows, headers=headers, tablefmt="github"))
+
+
+def reproduce(switches: dict[str, str]) -> str:
+    """The `sim trace` command that replays a run with these switches."""
+    args = Switches().with_values(switches).set_args()
+    return f"sim trace main {args}".rstrip()
+
+
+def _sets(sets: list[list[str]]) -> str:
+    return " or ".join("{" + ", ".join(s) + "}" if s else "{} (none)" for s in sets)
+
+
+def _calls(c: dict[str, Any]) -> str:
+    return f"{c['min']} / {c['max']} / {c['mean']}"
+
+
+def _extra(e: dict[str, Any]) -> str:
+    return f"{e['total']:+d} ({e['min']:+d}..{e['max']:+d})"
+
+
+def render_markdown(doc: Document) -> str:
+    runs = doc["runs"]
+    s = doc["summary"]
+    names = list(s["invariants"])
+    total = s["totals"]
+    by_id = {run["id"]: run for run in runs}
+    out: list[str] = []
+    add = out.append
+
+    def example(rid: int | None) -> str:
+        return "-" if rid is None else f"{rid}: `{reproduce(by_id[rid]['switches'])}`"
+
+    add("# The 864-run sweep")
+    add("")
+    add("Generated by `sim sweep`; do not edit by hand. Every run of the worked example under "
+        f"each of the {total['runs']} combinations of the eight switches, checked against every "
+        "invariant, with the protections each run needed. `reports/sweep.json` holds every run "
+        "with its outcome and `needed`; `reports/sweep.csv` has one row per run.")  # fmt: skip
+    add("")
+    add("## Definitions")
+    add("")
+    add("- **Run id**: 1..864 in the order of the product of the switches "
+        f"({', '.join(s['order'])}), each switch's values in SPEC.md order, first value first. "
+        "Run 1 is the worked example with every protection on. Every run has `gate=fail-open`.")
+    add("- **Event combination**: (" + ", ".join(s["events"]) + "), 12 in all: what happens to "
+        "the work. Checkpoints are a cost lever, reported as cost, not as a protection.")
+    add("- **Protections**: " + ", ".join(f"{k}={v}" for k, v in s["protections"].items())
+        + ". A protection is on at that value; key and rule have two weaker values each.")
+    add("- **needed** (per run): for each protection that is on, the runs that weaken it alone "
+        "(everything else equal; for key and rule each weaker value separately) and the "
+        "invariants they break that this run does not; the protection was needed if any does. "
+        "For each invariant the run breaks, `prevented_by` lists the protections that, switched on "
+        "alone, give a run that does not break it.")
+    add("- **Minimal protection sets**: for an event combination and checkpoint mode, a set S is "
+        "sufficient when every run of that cell with all of S on (the other protections at any "
+        "value) breaks no invariant; the table lists the sufficient sets none of whose proper "
+        "subsets is sufficient.")
+    add("- **Reproduce a run**: `sim trace main --set NAME=VALUE ...` with the run's switches that "
+        "differ from the worked example (the `example` columns give the full command).")
+    add("")
+    add("## Invariants")
+    add("")
+    add("What each run is checked against, how many of the 864 runs break it, and the first run "
+        "that does (reproduce it with the command shown).")
+    add("")
+    add(_table(
+        [[n, s["invariants"][n], total["invariants"][n]["runs"], example(total["invariants"][n]["first"])]
+         for n in names],
+        ["invariant", "holds when", "runs broken", "first run"],
+    ))  # fmt: skip
+    add("")
+    add(f"In all: {total['broken']} of {total['runs']} runs break at least one invariant, "
+        f"{total['finished']} finish (an accepted digest of the final report with its announcement "
+        f"confirmed), {total['horizon_reached']} reach the horizon.")  # fmt: skip
+    add("")
+    add("## All four protections on")
+    add("")
+    add("The 12 event combinations with every protection on, per checkpoint mode: how many runs "
+        "break an invariant, how many finish, and what they cost in model calls (the minimum is "
+        "4). Reproduce the first run of a row with the command in `example`.")
+    add("")
+    add(_table(
+        [[r["checkpoints"], r["runs"], r["broken"], r["finished"], _calls(r["model_calls"]), example(r["example"])]
+         for r in s["all_on"]],
+        ["checkpoints", "runs", "broken", "finished", "model calls min / max / mean", "example"],
+    ))  # fmt: skip
+    add("")
+    for mode, rows in s["weakened"].items():
+        add(f"## One protection weakened ({mode} checkpoints)")
+        add("")
+        add(f"Each row weakens exactly one protection of the all-on runs ({mode}) over the 12 event "
+            "combinations: runs broken per invariant, runs that did not finish, and extra model "
+            "calls against the all-on run of the same event combination (total, and the range per "
+            "run). `example` is the first run of the row that breaks something.")
+        add("")
+        add(_table(
+            [[r["weakened"], r["runs"], r["broken"], *(r["invariants"][n] for n in names),
+              r["unfinished"], _extra(r["extra_model_calls"]), example(r["example"])]
+             for r in rows],
+            ["weakened", "runs", "broken", *names, "unfinished", "extra model calls", "example"],
+        ))  # fmt: skip
+        add("")
+    add("## Minimal protection sets")
+    add("")
+    add("For each event combination and checkpoint mode (36 runs each), the smallest sets of "
+        "protections under which no run of the cell breaks an invariant; `broken` counts the "
+        "cell's runs that break something. Reproduce a run of a cell with `sim trace main --set "
+        "silent=... --set change=... --set post_death=... --set checkpoints=...` plus the "
+        "protections to switch off.")
+    add("")
+    cells: dict[tuple[str, ...], dict[str, dict[str, Any]]] = {}
+    for row in s["minimal_sets"]:
+        cells.setdefault(tuple(row[e] for e in s["events"]), {})[row["checkpoints"]] = row
+    modes = list(s["weakened"])
+    add(_table(
+        [[*events, *(f"{_sets(by[m]['minimal_sets'])} ({by[m]['broken']} broken)" for m in modes)]
+         for events, by in cells.items()],
+        [*s["events"], *modes],
+    ))  # fmt: skip
+    add("")
+    gate = s["gate"]
+    subset = ", ".join(f"{k}={v}" for k, v in gate["subset"].items())
+    add("## Fail-open or fail-closed")
+    add("")
+    add(f"The {gate['fail-open']['runs']} runs with {subset}, once with the newsletter gate "
+        "failing open (the sweep's runs, as in the article) and once failing closed: how often the "
+        "newsletter used a wrong digest (misused-dependant), was never admitted, and how often a "
+        "wrong digest was accepted upstream (wrong-acceptance). Reproduce a run with its sweep "
+        "command plus `--set gate=fail-closed`.")  # fmt: skip
+    add("")
+    add(_table(
+        [[g, gate[g]["runs"], gate[g]["misused_dependant"], gate[g]["never_admitted"],
+          gate[g]["wrong_acceptance"], gate[g]["broken"], gate[g]["finished"]]
+         for g in ("fail-open", "fail-closed")],
+        ["gate", "runs", "used a wrong digest", "never admitted", "wrong digest accepted",
+         "broken", "finished"],
+    ))  # fmt: skip
+    add("")
+    add("## How often each protection was needed")
+    add("")
+    add("Over the 864 runs: in how many a protection was on, and in how many of those turning it "
+        "off alone (any weaker value) breaks an invariant the run does not break (the `needed` "
+        "column of `reports/sweep.csv`).")
+    add("")
+    add(_table(
+        [[p, s["protections"][p], c["on"], c["needed"]] for p, c in total["protections"].items()],
+        ["protection", "on value", "runs on", "runs that needed it"],
+    ))  # fmt: skip
+    add("")
+    return "\n".join(out)
+
+
+WRITERS: list[ReportWriter] = [
+    ReportWriter("sweep.json", render_json, "every run and the summary (the --json document)"),
+    ReportWriter("sweep.csv", render_csv, "one row per run"),
+    ReportWriter("sweep.md", render_markdown, "the human report"),
+]
+
+
+# -- writing -------------------------------------------------------------------------------
+def prepare_out(out: Path) -> Path:
+    """Create `out` if needed and check the reports can be written there."""
+    label = str(out)
+    if out.exists() and not out.is_dir():
+        raise OutDirError(f"--out {label}: not a folder")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=out, prefix=".probe-", delete=True):
+            pass
+    except OSError as exc:
+        raise OutDirError(f"--out {label}: cannot write reports there ({exc.strerror or exc})") from None
+    return out
+
+
+def atomic_write(path: Path, text: str) -> None:
+    """Write `text` to a temporary file beside `path`, then replace `path` with it."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+            handle.write(text)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+
+
+def render_all(doc: Document, writers: Sequence[ReportWriter] | None = None) -> dict[str, str]:
+    """File name -> text for every writer, in order."""
+    return {w.filename: w.render(doc) for w in (WRITERS if writers is None else writers)}
+
+
+def write_reports(texts: dict[str, str], out: Path) -> list[Path]:
+    """Write rendered reports into `out` (already prepared), each atomically."""
+    paths = []
+    for name, text in texts.items():
+        path = out / name
+        try:
+            atomic_write(path, text)
+        except OSError as exc:
+            raise OutDirError(f"--out {out}: cannot write {name} ({exc.strerror or exc})") from None
+        paths.append(path)
+    return paths
+
+
+__all__ = [
+    "WRITERS",
+    "OutDirError",
+    "ReportWriter",
+    "atomic_write",
+    "prepare_out",
+    "render_all",
+    "render_csv",
+    "render_json",
+    "render_markdown",
+    "reproduce",
+    "write_reports",
+]
