@@ -1,13 +1,54 @@
-"""`sim trace NAME|FILE`: run one scenario and show it tick by tick."""
+"""`sim trace NAME|FILE`: run one scenario and show it tick by tick, as a swimlane."""
 
 from __future__ import annotations
 
+import os
+import sys
+from typing import TextIO
+
 import click
+from rich.console import Console
+from rich.text import Text
 
 from sim.commands.common import emit_json, load_scenario, set_option
-from sim.render.text import narrative, outcome_lines
+from sim.outcome import Outcome, outcome
+from sim.render import grid as grids
+from sim.render import itf, swimlane
 from sim.run import run_scenario
-from sim.scenario import differences
+from sim.scenario import Scenario, differences
+from sim.switches import PROTECTIONS, Gate, Pins
+from sim.trace import Trace
+
+
+def title_of(scenario: Scenario) -> str:
+    return f"{scenario.name}: {scenario.switches.label() or 'the worked example, all protections on'}"
+
+
+def stopping_protections(scenario: Scenario, result: Outcome) -> dict[str, list[str]]:
+    """Broken invariant -> the protections (`name=value`) that, each turned on alone, stop it.
+
+    Each candidate is a re-run of the same scenario with one more protection on; with pins
+    off and a fail-open gate, the fail-closed gate (the ninth knob) is tried too.
+    """
+    broken = result.broken
+    if not broken:
+        return {}
+    switches = scenario.switches
+    tries = [(name, on.value) for name, on in PROTECTIONS.items() if getattr(switches, name) is not on]
+    if switches.pins is Pins.OFF and switches.gate is Gate.FAIL_OPEN:
+        tries.append(("gate", Gate.FAIL_CLOSED.value))
+    out: dict[str, list[str]] = {name: [] for name in broken}
+    for name, value in tries:
+        _, other = run_scenario(scenario.with_switches({name: value}), strict=False)
+        for invariant in broken:
+            if invariant not in other.broken:
+                out[invariant].append(f"{name}={value}")
+    return out
+
+
+def make_console(no_color: bool, width: int | None) -> Console:
+    color = not (no_color or os.environ.get("NO_COLOR"))
+    return swimlane.console(width=width, color=color)
 
 
 @click.command()
@@ -15,27 +56,50 @@ from sim.scenario import differences
 @set_option
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document (outcome and events).")
 @click.option("--check", is_flag=True, help="Compare the outcome with the scenario's [expect] table; exit 1 on a difference.")
-def trace(scenario: str, sets: tuple[str, ...], as_json: bool, check: bool) -> int:
-    """Run one scenario (a name from `sim scenarios`, or a .toml file) and print its trace."""
+@click.option("--step", is_flag=True, help="Replay one tick at a time: Enter advances, b goes back, a number jumps, q quits.")
+@click.option("--until", type=click.IntRange(min=0), metavar="T", help="Stop the replay at tick T (outcome so far).")
+@click.option("--format", "fmt", type=click.Choice(["text", "itf"]), default="text", show_default=True,
+              help="text: the swimlane; itf: Apalache's Informal Trace Format (JSON, one state per tick).")  # fmt: skip
+@click.option("--no-color", is_flag=True, help="Plain text, no colour (also NO_COLOR, and whenever output is piped).")
+@click.option("--width", type=click.IntRange(min=40), metavar="COLS", help="Render for this many columns (default: the terminal's).")
+def trace(
+    scenario: str, sets: tuple[str, ...], as_json: bool, check: bool, step: bool, until: int | None,
+    fmt: str, no_color: bool, width: int | None,
+) -> int:  # fmt: skip
+    """Run one scenario (a name from `sim scenarios`, or a .toml file) and draw its trace."""
+    if as_json and fmt == "itf":
+        raise click.UsageError("--json and --format itf are two different documents: choose one")
+    if step and (as_json or fmt == "itf"):
+        raise click.UsageError("--step replays the swimlane; it does not combine with --json or --format itf")
     loaded = load_scenario(scenario, sets)
     events, result = run_scenario(loaded)
-    outcome = result.to_json()
-    diffs = differences(loaded.expect, outcome) if check else []
+    document = result.to_json()
+    diffs = differences(loaded.expect, document) if check else []
+    machine = as_json or fmt == "itf"
     if as_json:
         emit_json({
             "scenario": loaded.name,
             "switches": loaded.switches.as_dict(),
-            "outcome": outcome,
+            "outcome": document,
             "events": events.to_json(),
             **({"check": {"ok": not diffs, "differences": diffs}} if check else {}),
         })  # fmt: skip
+    elif fmt == "itf":
+        states = events if until is None else grids.truncated(events, until)
+        emit_json(itf.document(states, source=loaded.source, description=f"sim trace {title_of(loaded)}"))
     else:
-        click.echo(f"{loaded.name}: {loaded.switches.label() or 'the worked example, all protections on'}")
-        for line in narrative(events):
-            click.echo(line)
-        click.echo()
-        for line in outcome_lines(result, events):
-            click.echo(line)
+        con = make_console(no_color, width)
+        grid = grids.build(events, until)
+        stoppers = stopping_protections(loaded, result)
+        if step:
+            code = step_through(con, events, result, grid, title_of(loaded), stoppers, sys.stdin)
+            if code is not None:
+                return code
+        else:
+            shown = result if until is None or until >= events.last_tick else outcome(grids.truncated(events, until))
+            swimlane.emit(
+                con, swimlane.screen(events, shown, grid, title=title_of(loaded), width=con.width, stoppers=stoppers)
+            )
     if check:
         if not loaded.expect:
             click.echo(f"sim: check: {loaded.source} has no [expect] table (or --set cleared it)", err=True)
@@ -45,5 +109,57 @@ def trace(scenario: str, sets: tuple[str, ...], as_json: bool, check: bool) -> i
             for line in diffs:
                 click.echo(f"  {line}", err=True)
             return 1
-        click.echo(f"check: ok ({len(loaded.expect)} expected figures match)", err=as_json)
+        click.echo(f"check: ok ({len(loaded.expect)} expected figures match)", err=machine)
     return 0
+
+
+def step_through(
+    con: Console,
+    events: Trace,
+    result: Outcome,
+    grid: grids.Grid,
+    title: str,
+    stoppers: dict[str, list[str]],
+    stdin: TextIO,
+) -> int | None:
+    """`--step`: one frame per tick, read a line after each. Returns 0 on quit, None at the end.
+
+    Lines, not keys: Enter (an empty line) advances, `b` goes back, a tick number (or tN)
+    jumps, `q` quits; end of input quits too. No raw mode, so it works in any terminal,
+    under tmux, and with a script on stdin.
+    """
+    ticks = list(grid.ticks)
+    at = 0
+    first = True
+    while True:
+        tick = ticks[at]
+        if con.is_terminal:
+            con.clear()
+        elif not first:
+            con.print()  # the prompt's line ends here when stdin is not echoed
+        first = False
+        swimlane.emit(con, swimlane.step_frame(grid, tick, con.width, title))
+        if at == len(ticks) - 1:
+            break
+        con.print()
+        con.print(Text(f"t{tick}/t{ticks[-1]}  Enter: next  b: back  N: jump to tN  q: quit > ", style="dim"), end="")
+        line = stdin.readline()
+        if not line:
+            con.print()
+            return 0
+        command = line.strip().lower()
+        if command in ("q", "quit", "exit"):
+            return 0
+        if command == "b":
+            at = max(0, at - 1)
+        elif command.lstrip("t").isdigit():
+            at = min(len(ticks) - 1, int(command.lstrip("t")))
+        else:
+            at += 1
+    con.print()
+    swimlane.emit(con, swimlane.legend_lines(grid, con.width))
+    con.print()
+    so_far = grid.ticks[-1] if grid.ticks[-1] < events.last_tick else None
+    shown = result if so_far is None else outcome(grids.truncated(events, so_far))
+    swimlane.emit(con, swimlane.outcome_block(events, shown, grid, con.width, stoppers=stoppers, so_far=so_far))
+    return None

@@ -1,0 +1,568 @@
+"""The swimlane of a run as plain data: one row per kind of record, one column per tick.
+
+This is the drawing "One Task, Three Interruptions" as a model, independent of any renderer:
+the terminal swimlane (`sim.render.swimlane`), the diff and the HTML explainer all draw
+exactly this. Rows, top to bottom:
+
+    Report              the input: v1 at t0, v2 at the tick it changed
+    #1 T41, #2 T42 ...  one row per admitted attempt (its owner token): admitted, the step
+                        it computes, waiting, silent, UNKNOWN, fenced, refused, died, done
+    Journal s1..sN      the persisted step records and the version each was computed
+                        from; a successor's restore (↺); rejected and stale writes
+    Digest              candidates (◇), acceptances (✓ with the version recorded on them),
+                        refusals
+    Feed post           effect intent (i), the post the feed applied (P1), a resend it
+                        answered with the original post (=P1), the confirmation (✓)
+    Newsletter          waiting from its ready tick, then the figure it starts quoting
+
+Each cell is a tuple of marks (short text plus a style class such as "restored",
+"rejected", "accepted", "repeat", "unknown"), the indices of the trace events it shows and
+the invariants that broke there. A mark that broke an invariant ends in "!". Everything is
+JSON-serialisable through `Grid.to_json()`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any
+
+from sim.invariants import BY_NAME, GUARDED_BY
+from sim.render.text import describe, tick_story
+from sim.trace import Event, Kind, Trace, revenue
+
+#: legend key -> (group, example symbol, class, meaning). The legend lists the entries a grid
+#: uses, in this order, each with the first symbol that used it in that grid.
+LEGEND: dict[str, tuple[str, str, str, str]] = {
+    "report": ("Report", "v2", "changed", "report version from this tick"),
+    "admitted": ("Attempts", "T42", "admitted", "admitted with this owner token"),
+    "step": ("Attempts", "s2", "running", "computes this step (model call)"),
+    "assemble": ("Attempts", "asm", "running", "writes its candidate"),
+    "post": ("Attempts", "post", "running", "sends the announcement"),
+    "wake": ("Attempts", "wake", "running", "wakes from a pause"),
+    "waiting": ("Attempts", "·", "waiting", "waiting"),
+    "silent": ("Attempts", "…", "silent", "silent, no heartbeat"),
+    "unknown": ("Attempts", "UNK", "unknown", "suspected: UNKNOWN"),
+    "still-unknown": ("Attempts", "?", "unknown", "still UNKNOWN"),
+    "fenced": ("Attempts", "fenced", "rejected", "write rejected, stops"),
+    "stopped": ("Attempts", "stop", "refused", "candidate refused, stops"),
+    "died": ("Attempts", "died", "died", "dies while posting"),
+    "done": ("Attempts", "done", "done", "announcement confirmed"),
+    "written": ("Journal", "v1", "written", "record, computed from this version"),
+    "restored": ("Journal", "↺", "restored", "restored, not redone"),
+    "rejected": ("Journal", "✗v1", "rejected", "stale write rejected"),
+    "candidate": ("Digest", "◇d2", "candidate", "candidate"),
+    "candidate-rejected": ("Digest", "✗◇d1", "rejected", "candidate write rejected"),
+    "accepted": ("Digest", "✓v2", "accepted", "accepted for this version"),
+    "accepted-unversioned": ("Digest", "✓d2", "accepted", "accepted, no version recorded"),
+    "refused": ("Digest", "✗d1", "refused", "refused"),
+    "intent": ("Feed post", "i", "intent", "intent recorded"),
+    "intent-rejected": ("Feed post", "✗i", "rejected", "effect write rejected"),
+    "posted": ("Feed post", "P1", "posted", "post applied"),
+    "repeat": ("Feed post", "=P1", "repeat", "resend answered with the original post"),
+    "feed-rejected": ("Feed post", "✗P", "rejected", "request rejected (key reused)"),
+    "confirmed": ("Feed post", "✓", "confirmed", "confirmed"),
+    "newsletter-waiting": ("Newsletter", "·", "waiting", "waiting for its gate"),
+    "newsletter": ("Newsletter", "4.7", "started", "starts, quoting this figure (million)"),
+    "broke": ("Invariants", "!", "violation", "an invariant broke here"),
+}
+
+#: every style class a mark can carry (a renderer maps each to its look).
+CLASSES = (
+    "input", "changed", "admitted", "running", "waiting", "silent", "unknown", "stale",
+    "rejected", "refused", "died", "done", "written", "restored", "candidate", "accepted",
+    "intent", "posted", "repeat", "confirmed", "started", "violation",
+)  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class Mark:
+    """One symbol in a cell."""
+
+    text: str
+    cls: str
+    legend: str
+
+    def to_json(self) -> dict[str, str]:
+        return {"text": self.text, "class": self.cls, "legend": self.legend}
+
+
+@dataclass(frozen=True, slots=True)
+class Cell:
+    marks: tuple[Mark, ...] = ()
+    #: indices into the trace's events of the events this cell shows
+    events: tuple[int, ...] = ()
+    #: invariants that broke at this cell
+    broke: tuple[str, ...] = ()
+
+    @property
+    def text(self) -> str:
+        return " ".join(m.text for m in self.marks)
+
+    @property
+    def cls(self) -> str:
+        """The class that stands for the whole cell: a violation wins, else the last mark's."""
+        if not self.marks:
+            return "empty"
+        for mark in self.marks:
+            if mark.cls == "violation":
+                return "violation"
+        return self.marks[-1].cls
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "text": self.text,
+            "class": self.cls,
+            "marks": [m.to_json() for m in self.marks],
+            "events": list(self.events),
+            "broke": list(self.broke),
+        }
+
+
+EMPTY = Cell()
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    key: str  # "report", "attempt:2", "journal:3", "digest", "feed", "newsletter"
+    label: str
+    group: str  # "report", "attempts", "journal", "digest", "feed", "newsletter"
+    cells: tuple[Cell, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"key": self.key, "label": self.label, "group": self.group, "cells": [c.to_json() for c in self.cells]}
+
+
+@dataclass(frozen=True, slots=True)
+class LegendEntry:
+    key: str
+    group: str
+    symbol: str
+    cls: str
+    meaning: str
+
+    def to_json(self) -> dict[str, str]:
+        return {"key": self.key, "group": self.group, "symbol": self.symbol, "class": self.cls, "meaning": self.meaning}
+
+
+@dataclass(frozen=True, slots=True)
+class Violation:
+    """The first break of one invariant: where it shows and why."""
+
+    invariant: str
+    description: str
+    tick: int
+    event: int  # index into the trace's events
+    event_text: str
+    why: str
+    row: str
+    guarded_by: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "invariant": self.invariant, "description": self.description, "tick": self.tick,
+            "event": self.event, "event_text": self.event_text, "why": self.why,
+            "row": self.row, "guarded_by": self.guarded_by,
+        }  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class Grid:
+    ticks: tuple[int, ...]
+    rows: tuple[Row, ...]
+    legend: tuple[LegendEntry, ...]
+    #: (tick, one line of words) for each tick with events
+    story: tuple[tuple[int, str], ...]
+    violations: tuple[Violation, ...]
+    last_tick: int  # the run's last tick (the grid may stop earlier, see `until`)
+    switches: dict[str, str] = field(default_factory=dict)
+
+    def row(self, key: str) -> Row | None:
+        for row in self.rows:
+            if row.key == key:
+                return row
+        return None
+
+    def cell(self, key: str, tick: int) -> Cell:
+        row = self.row(key)
+        if row is None or tick not in self.ticks:
+            return EMPTY
+        return row.cells[self.ticks.index(tick)]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "ticks": list(self.ticks),
+            "last_tick": self.last_tick,
+            "switches": dict(self.switches),
+            "rows": [r.to_json() for r in self.rows],
+            "legend": [e.to_json() for e in self.legend],
+            "story": [{"tick": t, "text": text} for t, text in self.story],
+            "violations": [v.to_json() for v in self.violations],
+        }
+
+
+# -- building ----------------------------------------------------------------------------
+
+
+def build(trace: Trace, until: int | None = None) -> Grid:
+    """The swimlane of `trace`, ticks t0..t`until` (default: to the run's last tick)."""
+    return _Builder(trace, until).grid()
+
+
+def truncated(trace: Trace, until: int) -> Trace:
+    """The trace as it stood at the end of tick `until` (for "so far" outcomes)."""
+    events = tuple(e for e in trace.events if e.tick <= until)
+    changes = sum(1 for e in events if e.kind is Kind.REPORT_CHANGED)
+    return dataclasses.replace(
+        trace, events=events, versions=trace.versions[: changes + 1], last_tick=min(until, trace.last_tick)
+    )
+
+
+def version_of(trace: Trace, content: list[int] | tuple[int, ...]) -> int | None:
+    """The 1-based report version with exactly this content, or None for a mix."""
+    content = tuple(content)
+    return trace.versions.index(content) + 1 if content in trace.versions else None
+
+
+def section_version(trace: Trace, section: int, revision: int) -> int:
+    """The first version (1-based) whose section `section` (0-based) has this revision."""
+    for i, content in enumerate(trace.versions):
+        if content[section] == revision:
+            return i + 1
+    return len(trace.versions)
+
+
+def breaks(trace: Trace) -> dict[int, tuple[str, ...]]:
+    """Event index -> the invariants that event breaks (every instance, not only the first).
+
+    The predicates restate SPEC.md section 6 event by event; `sim.invariants` reports the
+    first tick of each, and a test keeps the two in step over the 864 runs.
+    """
+    out: dict[int, list[str]] = {}
+    applied: dict[str, int] = {}
+    accepted_for: set[tuple[int, ...]] = set()
+    for i, e in enumerate(trace.events):
+        d = e.detail
+        names: list[str] = []
+        if e.kind is Kind.WRITE and d["applied"] and d["token"] < d["epoch"]:
+            names.append("stale-write")
+        elif e.kind is Kind.ACCEPTED:
+            current = trace.content_at(e.tick)
+            if tuple(d["built_from"]) != current:
+                names.append("wrong-acceptance")
+            if current in accepted_for:
+                names.append("two-acceptances")
+            accepted_for.add(current)
+        elif e.kind is Kind.NEWSLETTER:
+            if not d["accepted"] or tuple(d["built_from"]) != trace.content_at(e.tick):
+                names.append("misused-dependant")
+        elif e.kind is Kind.FEED and d["answer"] == "applied":
+            applied[d["digest"]] = applied.get(d["digest"], 0) + 1
+            if applied[d["digest"]] > 1:
+                names.append("duplicate-effect")
+        if names:
+            out[i] = names
+    return {i: tuple(names) for i, names in out.items()}
+
+
+class _Builder:
+    def __init__(self, trace: Trace, until: int | None) -> None:
+        self.trace = trace
+        last = trace.last_tick if until is None else max(0, min(until, trace.last_tick))
+        self.ticks = tuple(range(last + 1))
+        self.last = last
+        self.events = [(i, e) for i, e in enumerate(trace.events) if e.tick <= last]
+        self.breaks = breaks(trace)
+        self.sections = trace.schedule.sections
+        # row key -> tick -> (marks, events, broke)
+        self.cells: dict[str, dict[int, tuple[list[Mark], list[int], list[str]]]] = {}
+        self.used: dict[str, tuple[str, str]] = {}  # legend key -> first (symbol, class) using it
+        # what each result id was computed from: result -> version read
+        self.read_version: dict[str, int] = {}
+        pins: dict[int, int | None] = {}
+        for e in trace.events:
+            if e.kind is Kind.ADMITTED:
+                pins[e.attempt or 0] = e.detail["pin"]
+            elif e.kind is Kind.COMPUTED:
+                pin = pins.get(e.attempt or 0)
+                self.read_version[e.detail["result"]] = pin if pin is not None else trace.version_at(e.tick)
+
+    # -- cells ---------------------------------------------------------------------------
+    def add(self, row: str, tick: int, mark: Mark, index: int | None, broke: tuple[str, ...] = ()) -> None:
+        marks, events, names = self.cells.setdefault(row, {}).setdefault(tick, ([], [], []))
+        self.used.setdefault(mark.legend, (mark.text, mark.cls))
+        if broke:
+            mark = dataclasses.replace(mark, text=mark.text + "!", cls="violation")
+            self.used.setdefault("broke", ("!", "violation"))
+            for name in broke:
+                if name not in names:
+                    names.append(name)
+        marks.append(mark)
+        if index is not None and index not in events:
+            events.append(index)
+
+    def note(self, row: str, tick: int, index: int) -> None:
+        """An event this cell shows without a mark of its own."""
+        _, events, _ = self.cells.setdefault(row, {}).setdefault(tick, ([], [], []))
+        if index not in events:
+            events.append(index)
+
+    # -- rows ------------------------------------------------------------------------------
+    def grid(self) -> Grid:
+        self.report()
+        attempts = self.attempts()
+        self.records()
+        self.newsletter()
+        rows = [self.row("report", "Report", "report")]
+        for n, token in attempts:
+            rows.append(self.row(f"attempt:{n}", f"#{n} T{token}", "attempts"))
+        for s in range(1, self.sections + 1):
+            rows.append(self.row(f"journal:{s}", f"Journal s{s}", "journal"))
+        rows.append(self.row("digest", "Digest", "digest"))
+        rows.append(self.row("feed", "Feed post", "feed"))
+        rows.append(self.row("newsletter", "Newsletter", "newsletter"))
+        legend = tuple(
+            LegendEntry(key, group, *self.used[key], meaning)
+            for key, (group, _, _, meaning) in LEGEND.items()
+            if key in self.used
+        )
+        story = tuple((t, line) for t, line in tick_story(self.trace, self.last))
+        return Grid(
+            ticks=self.ticks,
+            rows=tuple(rows),
+            legend=legend,
+            story=story,
+            violations=self.violations(),
+            last_tick=self.trace.last_tick,
+            switches=self.trace.switches.as_dict(),
+        )
+
+    def row(self, key: str, label: str, group: str) -> Row:
+        by_tick = self.cells.get(key, {})
+        cells = []
+        for t in self.ticks:
+            if t in by_tick:
+                marks, events, broke = by_tick[t]
+                cells.append(Cell(tuple(marks), tuple(events), tuple(broke)))
+            else:
+                cells.append(EMPTY)
+        return Row(key, label, group, tuple(cells))
+
+    def report(self) -> None:
+        self.add("report", 0, Mark("v1", "input", "report"), None)
+        for i, e in self.events:
+            if e.kind is Kind.REPORT_CHANGED:
+                self.add("report", e.tick, Mark(f"v{e.detail['version']}", "changed", "report"), i)
+
+    def attempts(self) -> list[tuple[int, int]]:
+        """One lifeline per attempt; returns (attempt, token) in admission order."""
+        admitted: list[tuple[int, int]] = []
+        epoch = 0
+        by_tick: dict[int, list[tuple[int, Event]]] = {}
+        for i, e in self.events:
+            by_tick.setdefault(e.tick, []).append((i, e))
+        state: dict[int, dict[str, Any]] = {}
+        for t in self.ticks:
+            acted: dict[int, list[tuple[Mark, int | None]]] = {}
+            for i, e in by_tick.get(t, []):
+                d = e.detail
+                n = e.attempt
+                if e.kind in (Kind.ACCEPTED, Kind.REFUSED):
+                    n = d["producer"]
+                if n is None:
+                    continue
+                if e.kind is Kind.ADMITTED:
+                    epoch = d["token"]
+                    admitted.append((n, d["token"]))
+                    state[n] = {"token": d["token"], "ended": False, "silent": False, "unknown": False}
+                    acted.setdefault(n, []).append((Mark(f"T{d['token']}", "admitted", "admitted"), i))
+                    continue
+                s = state.get(n)
+                if s is None:
+                    continue
+                # an attempt working on with a superseded token (fencing off) is drawn "stale"
+                work = "stale" if s["token"] < epoch else "running"
+                marks = acted.setdefault(n, [])
+                if e.kind is Kind.COMPUTED:
+                    marks.append((Mark(f"s{d['step']}", work, "step"), i))
+                elif e.kind is Kind.WRITE and d["record"] == "candidate" and d["applied"]:
+                    marks.append((Mark("asm", work, "assemble"), i))
+                elif e.kind is Kind.SENT:
+                    marks.append((Mark("post", work, "post"), i))
+                elif e.kind is Kind.WOKE:
+                    s["silent"] = False
+                    marks.append((Mark("wake", work, "wake"), i))
+                elif e.kind is Kind.SILENT:
+                    s["silent"] = True
+                    if marks and marks[-1][0].legend == "step":
+                        prev, at = marks[-1]
+                        marks[-1] = (Mark(prev.text + "…", "silent", "silent"), at)
+                        marks.append((Mark("", "silent", "silent"), i))
+                    else:
+                        marks.append((Mark("…", "silent", "silent"), i))
+                elif e.kind is Kind.UNKNOWN:
+                    s["unknown"] = True
+                    marks.append((Mark("UNK", "unknown", "unknown"), i))
+                elif e.kind is Kind.FENCED:
+                    s["ended"] = True
+                    marks.append((Mark("fenced", "rejected", "fenced"), i))
+                elif e.kind is Kind.STOPPED:
+                    s["ended"] = True
+                    marks.append((Mark("stop", "refused", "stopped"), i))
+                elif e.kind is Kind.DIED:
+                    s["silent"] = True
+                    marks.append((Mark("died", "died", "died"), i))
+                elif e.kind is Kind.DONE:
+                    s["ended"] = True
+                    marks.append((Mark("done", "done", "done"), i))
+                else:
+                    marks.append((Mark("", "", ""), i))  # drawn in another row; listed here too
+            for n, s in state.items():
+                row = f"attempt:{n}"
+                did = acted.get(n)
+                if did:
+                    kept = [(m, at) for m, at in did if m.text]
+                    if any(m.legend in ("fenced", "stopped", "died", "done") for m, _ in kept):
+                        # the end of the attempt says what became of its last action
+                        kept = [(m, at) for m, at in kept if m.text not in ("asm", "post", "wake")]
+                    if not kept:  # only events drawn in other rows (restores, writes)
+                        kept = [(Mark("·", "waiting", "waiting"), None)]
+                    for m, at in kept:
+                        self.add(row, t, m, at)
+                    for _, at in did:
+                        if at is not None:
+                            self.note(row, t, at)
+                elif not s["ended"]:
+                    if s["unknown"]:
+                        self.add(row, t, Mark("?", "unknown", "still-unknown"), None)
+                    elif s["silent"]:
+                        self.add(row, t, Mark("…", "silent", "silent"), None)
+                    else:
+                        self.add(row, t, Mark("·", "waiting", "waiting"), None)
+        return admitted
+
+    def journal_mark(self, step: list[Any], d: dict[str, Any], index: int) -> tuple[Mark, tuple[str, ...]]:
+        version = self.read_version.get(step[1])
+        text = f"v{version}" if version is not None else step[1]
+        if not d["applied"]:
+            return Mark(f"✗{text}", "rejected", "rejected"), ()
+        if d["token"] < d["epoch"]:
+            return Mark(text, "stale", "written"), self.breaks.get(index, ())
+        return Mark(text, "written", "written"), ()
+
+    def records(self) -> None:
+        for i, e in self.events:
+            d = e.detail
+            t = e.tick
+            broke = self.breaks.get(i, ())
+            if e.kind is Kind.RESTORED:
+                self.add(f"journal:{d['step']}", t, Mark("↺", "restored", "restored"), i)
+            elif e.kind is Kind.WRITE:
+                for step in d.get("steps", []) if d["record"] in ("steps", "candidate") else []:
+                    mark, why = self.journal_mark(step, d, i)
+                    self.add(f"journal:{step[0]}", t, mark, i, why)
+                if d["record"] == "candidate":
+                    if not d["applied"]:
+                        self.add("digest", t, Mark(f"✗◇{d['digest']}", "rejected", "candidate-rejected"), i)
+                    else:
+                        cls = "stale" if d["token"] < d["epoch"] else "candidate"
+                        self.add("digest", t, Mark(f"◇{d['digest']}", cls, "candidate"), i, broke)
+                elif d["record"] in ("intent", "confirmed"):
+                    symbol, legend = ("i", "intent") if d["record"] == "intent" else ("✓", "confirmed")
+                    if not d["applied"]:
+                        self.add("feed", t, Mark(f"✗{symbol}", "rejected", "intent-rejected"), i)
+                    else:
+                        cls = "stale" if d["token"] < d["epoch"] else legend
+                        self.add("feed", t, Mark(symbol, cls, legend), i, broke)
+            elif e.kind is Kind.ACCEPTED:
+                if d["version"] is not None:
+                    mark = Mark(f"✓v{d['version']}", "accepted", "accepted")
+                else:
+                    mark = Mark(f"✓{d['digest']}", "accepted", "accepted-unversioned")
+                self.add("digest", t, mark, i, broke)
+            elif e.kind is Kind.REFUSED:
+                self.add("digest", t, Mark(f"✗{d['digest']}", "refused", "refused"), i)
+            elif e.kind is Kind.FEED:
+                if d["answer"] == "applied":
+                    self.add("feed", t, Mark(d["post"], "posted", "posted"), i, broke)
+                elif d["answer"] == "repeat":
+                    self.add("feed", t, Mark(f"={d['post']}", "repeat", "repeat"), i)
+                else:
+                    self.add("feed", t, Mark("✗P", "rejected", "feed-rejected"), i)
+            elif e.kind is Kind.SENT:
+                self.note("feed", t, i)
+
+    def newsletter(self) -> None:
+        ready = self.trace.schedule.newsletter_ready
+        start = None
+        for i, e in self.events:
+            if e.kind is Kind.NEWSLETTER:
+                start = e.tick
+                self.add("newsletter", e.tick, Mark(e.detail["quote"], "started", "newsletter"), i, self.breaks.get(i, ()))
+        end = self.last if start is None else start - 1
+        for t in range(ready, end + 1):
+            self.add("newsletter", t, Mark("·", "waiting", "newsletter-waiting"), None)
+
+    # -- violations ------------------------------------------------------------------------
+    def violations(self) -> tuple[Violation, ...]:
+        def row_of(name: str, tick: int) -> str:
+            for key, by_tick in self.cells.items():
+                if name in by_tick.get(tick, ((), (), ()))[2]:
+                    return key
+            return ""
+
+        first: dict[str, int] = {}
+        for i, names in sorted(self.breaks.items()):
+            if self.trace.events[i].tick > self.last:
+                continue
+            for name in names:
+                first.setdefault(name, i)
+        out = []
+        for name in sorted(first):
+            i = first[name]
+            e = self.trace.events[i]
+            out.append(Violation(
+                invariant=name,
+                description=BY_NAME[name].description,
+                tick=e.tick,
+                event=i,
+                event_text=describe(e),
+                why=self.why(name, i),
+                row=row_of(name, e.tick),
+                guarded_by=GUARDED_BY[name],
+            ))  # fmt: skip
+        return tuple(out)
+
+    def why(self, name: str, index: int) -> str:
+        trace = self.trace
+        e = trace.events[index]
+        d = e.detail
+        current = trace.content_at(e.tick)
+        now = trace.version_at(e.tick)
+        if name == "stale-write":
+            return f"token {d['token']} is below the epoch {d['epoch']}, and the store applied the write"
+        if name == "duplicate-effect":
+            earlier = [
+                x for x in trace.events[:index]
+                if x.kind is Kind.FEED and x.detail["answer"] == "applied" and x.detail["digest"] == d["digest"]
+            ]  # fmt: skip
+            first = f"; the first was {earlier[0].detail['post']} at t{earlier[0].tick}" if earlier else ""
+            key = "with no key" if d["key"] is None else f"under key {d['key']}"
+            return f"the feed applied a second post ({d['post']}) for {d['digest']}, sent {key}{first}"
+        if name == "two-acceptances":
+            before = [
+                x for x in trace.events[:index]
+                if x.kind is Kind.ACCEPTED and trace.content_at(x.tick) == current
+            ]  # fmt: skip
+            other = f"{before[0].detail['digest']} at t{before[0].tick}" if before else "another digest"
+            return f"{other} was already accepted while the same report (v{now}) was current"
+        if name == "misused-dependant" and not d["accepted"]:
+            return f"{d['digest']} was never accepted (quoting {d['quote']})"
+        built = tuple(d["built_from"])
+        stale = [
+            f"section {s + 1} from v{section_version(trace, s, built[s])}"
+            + (f" (says {revenue(built[s])})" if s == 1 else "")
+            for s in range(len(built)) if built[s] != current[s]
+        ]  # fmt: skip
+        subject = f"{d['digest']} was" if name == "misused-dependant" else "it was"
+        return f"{subject} built with {', '.join(stale)} while the report was v{now}"
