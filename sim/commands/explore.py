@@ -1,0 +1,127 @@
+"""`sim explore`: random fault schedules, checked; shrunk counterexamples written as scenarios."""
+
+from __future__ import annotations
+
+import secrets
+import sys
+from pathlib import Path
+
+import click
+
+from sim.commands.common import set_option
+from sim.explore import (
+    COVERAGE_KINDS,
+    TICK_BUCKET,
+    TICK_BUCKETS,
+    Bounds,
+    Exploration,
+    rerun_args,
+    unguarded_by,
+)
+from sim.explore import (
+    explore as run_search,
+)
+from sim.invariants import BY_NAME, GUARDED_BY, NAMES
+from sim.switches import EVENTS, PROTECTIONS, Switches, parse_assignments
+
+DEFAULT_OUT = Path("reports/counterexamples")
+
+
+@click.command()
+@click.option("--examples", "-n", type=click.IntRange(min=0), default=10_000, show_default=True,
+              help="How many schedules to draw, run and check.")  # fmt: skip
+@click.option("--seed", type=click.IntRange(min=0), default=None,
+              help="Seed of the search (default: a fresh one, printed so the run can be repeated).")  # fmt: skip
+@set_option
+@click.option("--max-faults", type=click.IntRange(min=0, max=12), default=Bounds().max_faults, show_default=True,
+              help="At most this many faults per schedule.")  # fmt: skip
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=DEFAULT_OUT, show_default=True,
+              help="Folder the shrunk counterexamples are written to.")  # fmt: skip
+def explore(examples: int, seed: int | None, sets: tuple[str, ...], max_faults: int, out: Path) -> int:
+    """Draw random fault schedules, run each and check the invariants.
+
+    Each invariant broken is shrunk to a small schedule and written as a scenario file that
+    `sim trace FILE --check` replays. Exit status 1 when an invariant whose protection is on
+    broke; 0 otherwise (an invariant broken with its protection switched off is expected).
+    """
+    values = parse_assignments(sets)
+    ignored = [name for name in EVENTS if name in values]
+    if ignored:
+        click.echo(
+            f"sim explore: ignoring --set {', '.join(ignored)}: the drawn schedules replace the "
+            "faults these switches describe",
+            err=True,
+        )
+        values = {k: v for k, v in values.items() if k not in ignored}
+    switches = Switches().with_values(values)
+    if seed is None:
+        seed = secrets.randbelow(2**32)
+    bounds = Bounds(max_faults=max_faults)
+    label = switches.label() or "all protections on"
+    click.echo(f"sim explore: seed {seed}; {examples} schedules of at most {max_faults} faults; {label}")
+    click.echo(f"rerun with: sim explore {rerun_args(switches, seed, examples, bounds)}")
+    every = max(1000, examples // 10)
+    result = run_search(switches, seed=seed, examples=examples, bounds=bounds, out=out,
+                        progress=_progress, progress_every=every)  # fmt: skip
+    for line in report_lines(result):
+        click.echo(line)
+    if result.interrupted:
+        return 130
+    return 1 if result.unexpected else 0
+
+
+def _progress(runs: int, examples: int, seconds: float, findings: int) -> None:
+    rate = runs / seconds if seconds > 0 else 0.0
+    click.echo(
+        f"  {runs:>9,}/{examples:,} schedules  {rate:>7,.0f}/s  {findings} invariant(s) broken so far",
+        err=True,
+    )
+    sys.stderr.flush()
+
+
+def report_lines(result: Exploration) -> list[str]:
+    """The end-of-search report: throughput, the coverage table, one line per broken invariant."""
+    cov = result.coverage
+    rate = result.runs / result.seconds if result.seconds > 0 else 0.0
+    lines = []
+    if result.interrupted:
+        lines.append(
+            f"interrupted after {result.runs:,} of {result.examples:,} schedules; "
+            "the counterexamples found so far are kept"
+        )
+    lines.append(
+        f"explored {result.runs:,} schedules in {result.seconds:.1f} s ({rate:,.0f} schedules/s); "
+        f"{cov.unfinished:,} did not finish, {cov.horizon_reached:,} reached the horizon"
+    )
+    lines += ["", "faults that took effect, by kind and tick (count over all runs):"]
+    columns = [f"t{i * TICK_BUCKET}-{i * TICK_BUCKET + TICK_BUCKET - 1}" for i in range(TICK_BUCKETS - 1)]
+    columns.append(f"t{(TICK_BUCKETS - 1) * TICK_BUCKET}+")
+    width = max(len(k) for k in COVERAGE_KINDS)
+    lines.append("  " + "kind".ljust(width) + "".join(c.rjust(9) for c in columns))
+    for kind in COVERAGE_KINDS:
+        cells = [cov.faults.get((kind, b), 0) for b in range(TICK_BUCKETS)]
+        lines.append("  " + kind.ljust(width) + "".join(f"{n:>9,}" for n in cells))
+    lines.append(f"  scheduled but never took effect (trimmed from counterexamples): {cov.unfired:,}")
+    lines += ["", "invariants (at risk: the hazard arose, whether or not a protection stopped it):"]
+    lines.append(f"  {'invariant':<18} {'guarded by':<16} {'at risk':>9} {'broken':>9}")
+    for name in NAMES:
+        protection = GUARDED_BY[name]
+        state = "on" if getattr(result.switches, protection) is PROTECTIONS[protection] else "OFF"
+        lines.append(
+            f"  {name:<18} {protection + ' (' + state + ')':<16} "
+            f"{cov.at_risk.get(name, 0):>9,} {cov.broken.get(name, 0):>9,}"
+        )
+    lines.append("")
+    if not result.findings:
+        lines.append(f"no invariant broken in {result.runs:,} schedules")
+    for f in result.findings:
+        why = f"expected: {unguarded_by(result.switches, f.invariant)}" if f.expected else "UNEXPECTED: its protection is on"
+        where = f" -> {f.path}" if f.path is not None else ""
+        lines.append(
+            f"broken: {f.invariant} at t{f.tick} ({why}); first in schedule #{f.found_at}, "
+            f"shrunk from {f.faults_before} to {f.schedule.fault_count} fault(s){where}"
+        )
+        lines.append(f"  {BY_NAME[f.invariant].description}")
+        if f.path is not None:
+            lines.append(f"  replay: sim trace {f.path} --check")
+    return lines

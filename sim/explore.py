@@ -1,0 +1,788 @@
+"""Random interleavings: fault schedules drawn at random, run, checked, shrunk and written.
+
+The space of schedules is defined once, by `draw_schedule`, which reads every decision from
+a `Choices` source. Two sources read that one definition:
+
+- `SeededChoices`: a `random.Random` with an explicit seed. `sim explore` uses it, because
+  Hypothesis' own per-example work (about 1 ms, five engine runs) would hold the search at
+  or below 1,000 schedules/s before any bookkeeping, where the seeded loop does about 4,000
+  (docs/explore.md has the measurements), and because a seeded stream gives a stable
+  "schedule #k of seed S".
+- `HypothesisChoices`: Hypothesis' `draw`, behind `schedules()`. The property tests use it,
+  so Hypothesis generates and shrinks over the very same decisions.
+
+Every decision is ordered so that its simplest value is the one Hypothesis shrinks to: fewer
+faults, earlier ticks, lower attempt numbers, and for the constants of the setting the worked
+example's value (4 sections, 2 missed heartbeats, newsletter ready at t12). `shrink` applies
+the same order to a counterexample the seeded search found, deterministically and without
+Hypothesis, so that `sim explore` writes byte-identical files for the same seed.
+
+An invariant is *at risk* in a run when the hazard it names arose, whether or not a
+protection stopped it (see `at_risk`). Coverage counts the faults that took effect, by kind
+and tick, and the runs in which each invariant was at risk and broken.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import random
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+
+from sim import invariants
+from sim.errors import ScheduleError, SimError
+from sim.run import simulate
+from sim.scenario import dump
+from sim.schedule import (
+    DeathPoint,
+    DuplicateDelivery,
+    PosterDeath,
+    ReportChange,
+    Schedule,
+    Silence,
+)
+from sim.switches import PROTECTIONS, Gate, Pins, Switches
+from sim.trace import Kind, Trace
+
+if TYPE_CHECKING:  # pragma: no cover
+    from hypothesis.strategies import DrawFn, SearchStrategy
+
+    from sim.outcome import Outcome
+
+T = TypeVar("T")
+
+# -- the bounds of the space ----------------------------------------------------------------
+
+
+def toward(target: int, lo: int, hi: int) -> tuple[int, ...]:
+    """lo..hi ordered by distance from `target` (ties: the lower first): shrinks to `target`."""
+    return tuple(sorted(range(lo, hi + 1), key=lambda v: (abs(v - target), v)))
+
+
+@dataclass(frozen=True, slots=True)
+class Bounds:
+    """What a drawn schedule may contain. Defaults are the documented bounds (docs/explore.md)."""
+
+    #: at most this many faults (silences + report changes + poster deaths + duplicate deliveries)
+    max_faults: int = 4
+    #: faults are scheduled at ticks 0..last_tick (a silence of attempt #n at n..last_tick)
+    last_tick: int = 30
+    #: silences name attempts #1..#attempts
+    attempts: int = 4
+    #: a paused attempt wakes 1..max_pause ticks after it fell silent
+    max_pause: int = 10
+    #: poster deaths and duplicate deliveries name one of the first max_nth posts / sends
+    max_nth: int = 3
+    #: the constants of the setting, the worked example's value first
+    sections: tuple[int, ...] = toward(4, 2, 6)
+    heartbeat_limits: tuple[int, ...] = toward(2, 1, 4)
+    newsletter_ready: tuple[int, ...] = toward(12, 0, 24)
+
+    def __post_init__(self) -> None:
+        if self.max_faults < 0:
+            raise SimError(f"--max-faults: {self.max_faults} must be at least 0")
+        if self.last_tick < 1 or self.attempts < 1 or self.max_pause < 1 or self.max_nth < 1:
+            raise SimError(f"bounds: every bound must be at least 1 ({self})")
+
+
+#: the fault kinds, in shrink order (the worked example's silence first)
+FAULT_KINDS = ("silence", "change", "death", "duplicate")
+#: death points, in shrink order (the worked example's after-send first)
+DEATH_POINTS = (DeathPoint.AFTER_SEND, DeathPoint.AFTER_INTENT, DeathPoint.BEFORE_INTENT)
+#: chance of one more fault after each fault drawn (and before the first)
+MORE_FAULTS = 0.8
+#: chance that a silence is a crash rather than a pause
+CRASH = 0.3
+#: chance that a silence names a later attempt than #1 (uniformly #2..#attempts)
+LATER_ATTEMPT = 0.5
+#: chance that a fault's tick is drawn from the whole range rather than near its earliest tick
+FAR_TICK = 0.25
+NEAR_TICKS = 12
+#: chance that a report change touches one more section
+MORE_SECTIONS = 0.25
+
+
+class Choices(Protocol):
+    """Where `draw_schedule` gets its decisions. Each shrinks toward its first/lowest value."""
+
+    def integer(self, lo: int, hi: int) -> int: ...
+
+    def pick(self, options: Sequence[T]) -> T: ...
+
+    def flip(self, p: float) -> bool: ...
+
+
+class SeededChoices:
+    """Decisions from an explicitly seeded `random.Random` (the fast path of `sim explore`)."""
+
+    __slots__ = ("rng",)
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+
+    def integer(self, lo: int, hi: int) -> int:
+        return lo + int(self.rng.random() * (hi - lo + 1))
+
+    def pick(self, options: Sequence[T]) -> T:
+        return options[int(self.rng.random() * len(options))]
+
+    def flip(self, p: float) -> bool:
+        return self.rng.random() < p
+
+
+_SAMPLED: dict[tuple[Any, ...], Any] = {}
+
+
+class HypothesisChoices:
+    """Decisions from Hypothesis' `draw`: integers shrink to `lo`, picks to the first option,
+    flips to False."""
+
+    __slots__ = ("draw", "st")
+
+    def __init__(self, draw: DrawFn) -> None:
+        from hypothesis import strategies
+
+        self.draw = draw
+        self.st = strategies
+
+    def integer(self, lo: int, hi: int) -> int:
+        return self.draw(self.st.integers(lo, hi))
+
+    def pick(self, options: Sequence[T]) -> T:
+        strategy = _SAMPLED.get(options)  # type: ignore[call-overload]
+        if strategy is None:  # building sampled_from costs more than drawing from it
+            strategy = _SAMPLED[options] = self.st.sampled_from(options)  # type: ignore[index]
+        return self.draw(strategy)  # type: ignore[no-any-return]
+
+    def flip(self, p: float) -> bool:
+        # 0 (the shrink target) is False; True has probability p, as with SeededChoices
+        return self.draw(self.st.integers(0, 99)) >= round(100 * (1 - p))
+
+
+def draw_schedule(c: Choices, bounds: Bounds = Bounds()) -> Schedule:
+    """One fault schedule. The single definition of the space both searches draw from."""
+    sections = c.pick(bounds.sections)
+    heartbeat_limit = c.pick(bounds.heartbeat_limits)
+    newsletter_ready = c.pick(bounds.newsletter_ready)
+    first_sections = toward(2, 1, sections)
+    silences: list[Silence] = []
+    changes: list[ReportChange] = []
+    deaths: list[PosterDeath] = []
+    duplicates: list[DuplicateDelivery] = []
+    drawn = 0
+    while drawn < bounds.max_faults and c.flip(MORE_FAULTS):
+        drawn += 1
+        kind = c.pick(FAULT_KINDS)
+        if kind == "silence":
+            attempt = 1 if not c.flip(LATER_ATTEMPT) else c.integer(min(2, bounds.attempts), bounds.attempts)
+            at = _tick(c, attempt, bounds)
+            wake = None if c.flip(CRASH) else at + c.integer(1, bounds.max_pause)
+            silence = Silence(attempt, at, wake)
+            if not any(_overlap(silence, s) for s in silences):
+                silences.append(silence)
+        elif kind == "change":
+            at = _tick(c, 0, bounds)
+            touched = [c.pick(first_sections)]
+            for section in range(1, sections + 1):
+                if section not in touched and c.flip(MORE_SECTIONS):
+                    touched.append(section)
+            if all(ch.at != at for ch in changes):
+                changes.append(ReportChange(at, tuple(sorted(touched))))
+        elif kind == "death":
+            point = c.pick(DEATH_POINTS)
+            nth = c.integer(1, bounds.max_nth)
+            if all(d.nth != nth for d in deaths):
+                deaths.append(PosterDeath(point, nth))
+        else:
+            nth = c.integer(1, bounds.max_nth)
+            if all(d.nth != nth for d in duplicates):
+                duplicates.append(DuplicateDelivery(nth))
+    return Schedule(
+        silences=tuple(sorted(silences, key=lambda s: (s.attempt, s.at))),
+        changes=tuple(sorted(changes, key=lambda ch: ch.at)),
+        poster_deaths=tuple(sorted(deaths, key=lambda d: d.nth)),
+        duplicate_deliveries=tuple(sorted(duplicates, key=lambda d: d.nth)),
+        sections=sections,
+        heartbeat_limit=heartbeat_limit,
+        newsletter_ready=newsletter_ready,
+    )
+
+
+def _tick(c: Choices, lo: int, bounds: Bounds) -> int:
+    """A tick from `lo` on: mostly within NEAR_TICKS of it, where a run does most of its
+    work, sometimes anywhere up to the last tick."""
+    hi = max(lo, bounds.last_tick)
+    if c.flip(FAR_TICK):
+        return c.integer(lo, hi)
+    return c.integer(lo, min(hi, lo + NEAR_TICKS))
+
+
+def _overlap(a: Silence, b: Silence) -> bool:
+    """Two silences of one attempt that the schedule cannot hold together."""
+    if a.attempt != b.attempt:
+        return False
+    a_first = b.wake is None or a.at <= b.wake
+    b_first = a.wake is None or b.at <= a.wake
+    return a_first and b_first
+
+
+# -- Hypothesis strategies --------------------------------------------------------------------
+
+
+def schedules(bounds: Bounds = Bounds()) -> SearchStrategy[Schedule]:
+    """Hypothesis strategy: fault schedules within `bounds`, shrinking toward the worked example."""
+    from hypothesis import strategies as st
+
+    @st.composite
+    def strategy(draw: DrawFn) -> Schedule:
+        return draw_schedule(HypothesisChoices(draw), bounds)
+
+    return strategy()
+
+
+def switches(**fixed: str) -> SearchStrategy[Switches]:
+    """Hypothesis strategy: switch settings, with some fixed by spelling (e.g. fencing="off").
+
+    Only the switches that matter under an explicit schedule vary (the protections, the
+    checkpoints and the gate); the three event switches keep the worked example's values,
+    because a drawn schedule replaces the faults they describe.
+    """
+    from hypothesis import strategies as st
+
+    from sim.switches import SWITCHES
+
+    varying = [name for name in (*PROTECTIONS, "checkpoints", "gate") if name not in fixed]
+    base = Switches().with_values(fixed)
+    parts = {name: st.sampled_from(list(SWITCHES[name])) for name in varying}
+    return st.fixed_dictionaries(parts).map(lambda values: dataclasses.replace(base, **values))  # type: ignore[arg-type]
+
+
+# -- what one run tells ----------------------------------------------------------------------
+
+#: coverage columns: ticks are grouped in buckets of this width, the last bucket open-ended
+TICK_BUCKET = 5
+TICK_BUCKETS = 6
+
+
+def fired_faults(trace: Trace) -> Iterator[tuple[str, int]]:
+    """(fault kind, tick) for every fault of the schedule that took effect in this run."""
+    for e in trace.events:
+        kind = e.kind
+        if kind is Kind.SILENT:
+            yield ("silence (crashed)" if e.detail["crashed"] else "silence (paused)"), e.tick
+        elif kind is Kind.REPORT_CHANGED:
+            yield "report change", e.tick
+        elif kind is Kind.DIED:
+            yield f"poster death {e.detail['point']}", e.tick
+        elif kind is Kind.SENT and e.detail["copies"] > 1:
+            yield "duplicate delivery", e.tick
+
+
+COVERAGE_KINDS = (
+    "silence (paused)",
+    "silence (crashed)",
+    "report change",
+    *(f"poster death {p.value}" for p in DEATH_POINTS),
+    "duplicate delivery",
+)
+
+
+def at_risk(trace: Trace) -> set[str]:
+    """The invariants whose hazard arose in this run, whether or not a protection stopped it.
+
+    - stale-write: an attempt tried a protected write with a token below the epoch;
+    - wrong-acceptance: a candidate not built from the current report was assessed;
+    - two-acceptances: a candidate was assessed while a digest was already accepted for the
+      current report;
+    - duplicate-effect: the feed received an operation again after it had applied it once
+      (a resend or a second copy, whatever its answer);
+    - misused-dependant: while the newsletter was ready and waiting (from its ready tick to
+      the tick it started, or the end), the latest candidate or the latest accepted digest
+      was not an accepted digest built from the then-current report, so the weaker rules
+      ("latest finished", "any accepted") would have taken a wrong digest.
+    A broken invariant was always at risk.
+    """
+    risky: set[str] = set()
+    content = trace.versions[0]
+    built: dict[str, tuple[int, ...]] = {}  # candidate digest -> what it was built from
+    accepted_for: set[tuple[int, ...]] = set()  # report contents a digest was accepted for
+    accepted: set[str] = set()
+    applied: set[str] = set()
+    latest: str | None = None
+    latest_accepted: str | None = None
+    ready = trace.schedule.newsletter_ready
+    started: int | None = None
+    events = trace.events
+    count = len(events)
+    for i, e in enumerate(events):
+        kind = e.kind
+        d = e.detail
+        if kind is Kind.WRITE:
+            if d["token"] < d["epoch"]:
+                risky.add("stale-write")
+            if d["record"] == "candidate" and d["applied"]:
+                built[d["digest"]] = tuple(p[1] for p in d["parts"])
+                latest = d["digest"]
+        elif kind is Kind.ACCEPTED or kind is Kind.REFUSED:
+            if built.get(d["digest"]) != content:
+                risky.add("wrong-acceptance")
+            if content in accepted_for:
+                risky.add("two-acceptances")
+            if kind is Kind.ACCEPTED:
+                accepted_for.add(content)
+                accepted.add(d["digest"])
+                latest_accepted = d["digest"]
+        elif kind is Kind.FEED:
+            if d["digest"] in applied:
+                risky.add("duplicate-effect")
+            if d["answer"] == "applied":
+                applied.add(d["digest"])
+        elif kind is Kind.REPORT_CHANGED:
+            content = tuple(d["content"])
+        elif kind is Kind.NEWSLETTER:
+            started = e.tick
+        # the newsletter gate reads the state at the end of each tick (SPEC 5.3 b comes after
+        # assessment, and nothing later in a tick writes candidates or acceptances)
+        end_of_tick = i + 1 == count or events[i + 1].tick != e.tick
+        if end_of_tick and e.tick >= ready and (started is None or started == e.tick):
+            for digest in (latest, latest_accepted):
+                if digest is not None and (digest not in accepted or built.get(digest) != content):
+                    risky.add("misused-dependant")
+    return risky
+
+
+def last_fault_tick(trace: Trace) -> int:
+    """The last tick at which a fault took effect or ended (a paused attempt's wake tick, even
+    if the attempt was stopped meanwhile and so does nothing when it comes)."""
+    last = 0
+    for e in trace.events:
+        if e.kind is Kind.SILENT:
+            last = max(last, e.tick, e.detail["wake"] or 0)
+        elif e.kind is Kind.REPORT_CHANGED or e.kind is Kind.DIED or e.kind is Kind.SENT and e.detail["copies"] > 1:
+            last = max(last, e.tick)
+    return last
+
+
+def settle_bound(trace: Trace) -> int:
+    """The tick by which a run with all protections on must have ended (the liveness bound).
+
+    After its last fault a run needs at most: the heartbeat limit (suspicion of a silent
+    owner), then two attempts end to end, each computing every section (one pinned to a
+    report that the last change superseded, refused at assessment; then its rebuild), plus
+    five ticks of bookkeeping (assembly and assessment of the refused one, the rebuild's
+    admission, assembly, assessment and post collapse to: assemble, refuse, admit, assemble,
+    accept/post). It cannot end before the newsletter's ready tick either.
+    """
+    s = trace.schedule
+    return max(s.newsletter_ready, last_fault_tick(trace) + s.heartbeat_limit + 2 * s.sections + 5)
+
+
+# -- shrinking ------------------------------------------------------------------------------
+
+
+def fired_only(trace: Trace) -> Schedule:
+    """The run's schedule without the faults that never took effect (the same run, replayable
+    by the strict `sim trace`)."""
+    s = trace.schedule
+    silenced = set()
+    posts = sends = 0
+    for e in trace.events:
+        kind = e.kind
+        if kind is Kind.SILENT:
+            silenced.add((e.attempt, e.tick))
+        elif kind is Kind.SENT:  # every post action that got as far as its send
+            posts += 1
+            sends += 1
+        elif kind is Kind.DIED and e.detail["point"] != DeathPoint.AFTER_SEND.value:
+            posts += 1  # a post action that died before its send
+        elif kind is Kind.WRITE and e.detail["record"] == "intent" and not e.detail["applied"]:
+            posts += 1  # a post action fenced at its intent
+    return dataclasses.replace(
+        s,
+        silences=tuple(x for x in s.silences if (x.attempt, x.at) in silenced),
+        changes=tuple(c for c in s.changes if c.at <= trace.last_tick),
+        poster_deaths=tuple(d for d in s.poster_deaths if d.nth <= posts),
+        duplicate_deliveries=tuple(d for d in s.duplicate_deliveries if d.nth <= sends),
+    )
+
+
+def complexity(s: Schedule) -> tuple[int, int, int]:
+    """How far a schedule is from the simplest: fewer faults first, then earlier ticks, then
+    the rest (attempt numbers, nth, sections touched, constants away from the worked example)."""
+    ticks = sum(x.at + (0 if x.wake is None else x.wake - x.at) for x in s.silences)
+    ticks += sum(c.at for c in s.changes)
+    rest = sum(x.attempt for x in s.silences)
+    rest += sum(len(c.sections) + abs(c.sections[0] - 2) for c in s.changes)
+    rest += sum(d.nth + DEATH_POINTS.index(d.point) for d in s.poster_deaths)
+    rest += sum(d.nth for d in s.duplicate_deliveries)
+    rest += abs(s.sections - 4) + abs(s.heartbeat_limit - 2) + abs(s.newsletter_ready - 12)
+    return s.fault_count, ticks, rest
+
+
+def _lower(value: int, floor: int) -> list[int]:
+    """Smaller values to try for `value`, boldest first."""
+    out: list[int] = []
+    for v in (floor, (floor + value) // 2, value - 1):
+        if floor <= v < value and v not in out:
+            out.append(v)
+    return out
+
+
+def _variants(s: Schedule) -> Iterator[dict[str, Any]]:
+    """Simpler versions of `s`, as field changes: drop a fault, then simplify each fault and
+    each constant. Some are invalid; the caller skips those."""
+    lists = ("silences", "changes", "poster_deaths", "duplicate_deliveries")
+    for name in lists:
+        items = getattr(s, name)
+        for i in range(len(items)):
+            yield {name: items[:i] + items[i + 1 :]}
+    for i, x in enumerate(s.silences):
+        def put(new: Silence, i: int = i) -> dict[str, Any]:
+            return {"silences": s.silences[:i] + (new,) + s.silences[i + 1 :]}
+
+        for a in _lower(x.attempt, 1):
+            yield put(Silence(a, max(x.at, a), None if x.wake is None else max(x.wake, a + 1)))
+        for at in _lower(x.at, x.attempt):  # earlier, the same pause
+            yield put(Silence(x.attempt, at, None if x.wake is None else x.wake - (x.at - at)))
+        if x.wake is not None:
+            for wake in _lower(x.wake, x.at + 1):
+                yield put(Silence(x.attempt, x.at, wake))
+    for i, c in enumerate(s.changes):
+        def put_change(new: ReportChange, i: int = i) -> dict[str, Any]:
+            return {"changes": s.changes[:i] + (new,) + s.changes[i + 1 :]}
+
+        for at in _lower(c.at, 0):
+            yield put_change(ReportChange(at, c.sections))
+        if len(c.sections) > 1:
+            for sec in c.sections:
+                yield put_change(ReportChange(c.at, tuple(x for x in c.sections if x != sec)))
+        elif c.sections != (2,) and s.sections >= 2:
+            yield put_change(ReportChange(c.at, (2,)))
+    for i, d in enumerate(s.poster_deaths):
+        def put_death(new: PosterDeath, i: int = i) -> dict[str, Any]:
+            return {"poster_deaths": s.poster_deaths[:i] + (new,) + s.poster_deaths[i + 1 :]}
+
+        for nth in _lower(d.nth, 1):
+            yield put_death(PosterDeath(d.point, nth))
+        for point in DEATH_POINTS[: DEATH_POINTS.index(d.point)]:
+            yield put_death(PosterDeath(point, d.nth))
+    for i, dup in enumerate(s.duplicate_deliveries):
+        for nth in _lower(dup.nth, 1):
+            new = DuplicateDelivery(nth)
+            yield {"duplicate_deliveries": s.duplicate_deliveries[:i] + (new,) + s.duplicate_deliveries[i + 1 :]}
+    for name, target in (("sections", 4), ("heartbeat_limit", 2), ("newsletter_ready", 12)):
+        value = getattr(s, name)
+        if value != target:
+            yield {name: target}
+            yield {name: value + (1 if value < target else -1)}
+    if s.sections > 4:  # fewer sections: a change to a dropped section moves to the last one
+        changes = tuple(ReportChange(c.at, tuple(sorted({min(x, 4) for x in c.sections}))) for c in s.changes)
+        yield {"sections": 4, "changes": changes}
+
+
+@dataclass(frozen=True, slots=True)
+class Shrunk:
+    schedule: Schedule
+    runs: int  # engine runs the shrink spent
+    interrupted: bool = False
+
+
+def single_faults(s: Schedule, bounds: Bounds) -> list[Schedule]:
+    """Every schedule with at most one fault within `bounds` and `s`'s constants, simplest
+    first (the schedule with no fault at all leads)."""
+    out = [dataclasses.replace(s, silences=(), changes=(), poster_deaths=(), duplicate_deliveries=())]
+    empty = out[0]
+    for attempt in range(1, bounds.attempts + 1):
+        for at in range(attempt, max(attempt, bounds.last_tick) + 1):
+            for wake in (None, *range(at + 1, at + bounds.max_pause + 1)):
+                out.append(dataclasses.replace(empty, silences=(Silence(attempt, at, wake),)))
+    for at in range(bounds.last_tick + 1):
+        for section in toward(2, 1, s.sections):
+            out.append(dataclasses.replace(empty, changes=(ReportChange(at, (section,)),)))
+    for nth in range(1, bounds.max_nth + 1):
+        for point in DEATH_POINTS:
+            out.append(dataclasses.replace(empty, poster_deaths=(PosterDeath(point, nth),)))
+        out.append(dataclasses.replace(empty, duplicate_deliveries=(DuplicateDelivery(nth),)))
+    return sorted(out, key=complexity)
+
+
+def shrink(
+    switches: Switches, schedule: Schedule, invariant: str, bounds: Bounds = Bounds(), max_runs: int = 20_000
+) -> Shrunk:
+    """Simplify `schedule` while `invariant` still breaks under `switches`.
+
+    Two moves, repeated until neither helps: a greedy local pass (drop a fault, move a tick
+    earlier, lower an attempt or post number, move a constant toward the worked example; the
+    first simpler schedule that still breaks the invariant is kept), and, while more than one
+    fault is left, a sweep of every one-fault schedule in simplicity order (a greedy pass
+    cannot drop one fault and move another at once). Deterministic. Every kept schedule holds
+    only faults that took effect, so the strict `sim trace` replays it. Ctrl-C returns the
+    best found so far.
+    """
+    trace, _ = simulate(switches, schedule)
+    best = fired_only(trace)
+    runs = 1
+    swept = False
+    try:
+        while runs < max_runs:
+            improved = False
+            key = complexity(best)
+            for change in _variants(best):
+                try:
+                    candidate = dataclasses.replace(best, **change)
+                except ScheduleError:
+                    continue
+                if complexity(candidate) >= key:
+                    continue
+                trace, result = simulate(switches, candidate)
+                runs += 1
+                if invariant in result.broken:
+                    best = fired_only(trace)
+                    improved = True
+                    break
+                if runs >= max_runs:
+                    break
+            if improved:
+                continue
+            if swept or best.fault_count <= 1:
+                break
+            swept = True
+            for candidate in single_faults(best, bounds):
+                if complexity(candidate) >= key or runs >= max_runs:
+                    break
+                trace, result = simulate(switches, candidate)
+                runs += 1
+                if invariant in result.broken and not trace.unfired:
+                    best = candidate
+                    break
+            if complexity(best) >= key:
+                break
+    except KeyboardInterrupt:
+        return Shrunk(best, runs, interrupted=True)
+    return Shrunk(best, runs)
+
+
+# -- the search --------------------------------------------------------------------------------
+
+
+@dataclass
+class Coverage:
+    """What a search exercised: fired faults by kind and tick bucket, invariants at risk/broken."""
+
+    runs: int = 0
+    faults: dict[tuple[str, int], int] = field(default_factory=dict)
+    unfired: int = 0
+    at_risk: dict[str, int] = field(default_factory=dict)
+    broken: dict[str, int] = field(default_factory=dict)
+    horizon_reached: int = 0
+    unfinished: int = 0
+
+    def add(self, trace: Trace, result: Outcome) -> None:
+        self.runs += 1
+        for kind, tick in fired_faults(trace):
+            bucket = min(tick // TICK_BUCKET, TICK_BUCKETS - 1)
+            self.faults[kind, bucket] = self.faults.get((kind, bucket), 0) + 1
+        self.unfired += len(trace.unfired)
+        for name in at_risk(trace):
+            self.at_risk[name] = self.at_risk.get(name, 0) + 1
+        for name in result.broken:
+            self.broken[name] = self.broken.get(name, 0) + 1
+        self.horizon_reached += result.horizon_reached
+        self.unfinished += not result.finished
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One broken invariant: where the search first met it and the shrunk counterexample."""
+
+    invariant: str
+    tick: int  # the tick the shrunk counterexample breaks it at
+    found_at: int  # 1-based index of the first schedule that broke it
+    faults_before: int  # fired faults of that schedule, before shrinking
+    schedule: Schedule  # shrunk
+    shrink_runs: int
+    path: Path | None
+    expected: bool  # a protection it relies on is off (see `unguarded_by`)
+
+
+@dataclass(frozen=True, slots=True)
+class Exploration:
+    switches: Switches
+    seed: int
+    examples: int  # requested
+    bounds: Bounds
+    runs: int  # schedules drawn, run and checked
+    seconds: float
+    interrupted: bool
+    coverage: Coverage
+    findings: tuple[Finding, ...]
+
+    @property
+    def unexpected(self) -> tuple[Finding, ...]:
+        """Findings with every protection they rely on switched on: the invariants the user
+        asked to hold (`sim explore` exits 1 if there is one)."""
+        return tuple(f for f in self.findings if not f.expected)
+
+
+def rerun_args(switches: Switches, seed: int, examples: int, bounds: Bounds) -> str:
+    """The `sim explore` arguments that repeat a search exactly."""
+    parts = [f"--seed {seed}", f"--examples {examples}", f"--max-faults {bounds.max_faults}"]
+    label = switches.set_args()
+    return " ".join(parts + ([label] if label else []))
+
+
+def unguarded_by(switches: Switches, invariant: str) -> str | None:
+    """Why `invariant` is not protected under these switches (None: its protection is on).
+
+    The newsletter rule "current accepted" needs versions to compare: with pins off and the
+    fail-open gate it admits as "any accepted" does (SPEC.md section 4, the ninth knob), so
+    misused-dependant is then unguarded as well.
+    """
+    protection = invariants.GUARDED_BY[invariant]
+    if getattr(switches, protection) is not PROTECTIONS[protection]:
+        return f"{protection} is off"
+    if invariant == "misused-dependant" and switches.pins is Pins.OFF and switches.gate is Gate.FAIL_OPEN:
+        return "pins is off and the gate fails open"
+    return None
+
+
+def guarded(switches: Switches, invariant: str) -> bool:
+    """Whether every protection `invariant` relies on is on under these switches."""
+    return unguarded_by(switches, invariant) is None
+
+
+def counterexample_name(invariant: str, switches: Switches, seed: int) -> str:
+    label = switches.label().replace("=", "-").replace(" ", "-") or "all-on"
+    return f"{invariant}--{label}--seed{seed}.toml"
+
+
+def describe_faults(s: Schedule) -> str:
+    words = []
+    for x in s.silences:
+        end = "crashes (never wakes)" if x.wake is None else f"pauses until t{x.wake}"
+        words.append(f"#{x.attempt} falls silent at t{x.at} and {end}")
+    for c in s.changes:
+        words.append(f"the report changes at t{c.at} (section {', '.join(map(str, c.sections))})")
+    for d in s.poster_deaths:
+        words.append(f"post action {d.nth} dies {d.point.value}")
+    for dup in s.duplicate_deliveries:
+        words.append(f"send {dup.nth} reaches the feed twice")
+    if not words:
+        words.append("no fault at all")
+    constants = f"{s.sections} sections, heartbeat limit {s.heartbeat_limit}, newsletter ready at t{s.newsletter_ready}"
+    return "; ".join(words) + f" ({constants})"
+
+
+def write_counterexample(path: Path, description: str, switches: Switches, schedule: Schedule) -> None:
+    """Write the scenario file with its full outcome as [expect], atomically (Ctrl-C safe)."""
+    _, result = simulate(switches, schedule)
+    expect = result.to_json()
+    expect.pop("horizon_reached")
+    text = dump(description, switches, schedule, expect)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(path.name + ".partial")
+    try:
+        partial.write_text(text, encoding="utf-8")
+        os.replace(partial, path)
+    finally:
+        partial.unlink(missing_ok=True)
+
+
+Progress = Callable[[int, int, float, int], None]  # (runs, examples, seconds, findings)
+
+
+def explore(
+    switches: Switches,
+    *,
+    seed: int,
+    examples: int,
+    bounds: Bounds = Bounds(),
+    out: Path | None = None,
+    progress: Progress | None = None,
+    progress_every: int = 1000,
+) -> Exploration:
+    """Draw `examples` schedules from `seed`, run each under `switches` and check it.
+
+    The first schedule that breaks each invariant is shrunk and, with `out`, written there as
+    a replayable scenario at once, so a Ctrl-C (which ends the search cleanly) keeps every
+    counterexample found so far.
+    """
+    if examples < 0:
+        raise SimError(f"--examples: {examples} must be at least 0")
+    rng = random.Random(seed)
+    choices = SeededChoices(rng)
+    coverage = Coverage()
+    findings: dict[str, Finding] = {}
+    started = time.perf_counter()
+    interrupted = False
+    runs = 0
+    try:
+        while runs < examples:
+            schedule = draw_schedule(choices, bounds)
+            trace, result = simulate(switches, schedule)
+            runs += 1
+            coverage.add(trace, result)
+            for name in result.broken:
+                if name not in findings:
+                    findings[name] = _finding(switches, seed, examples, bounds, name, runs, trace, out)
+            if progress is not None and runs % progress_every == 0:
+                progress(runs, examples, time.perf_counter() - started, len(findings))
+    except _Interrupted as stop:
+        findings[stop.finding.invariant] = stop.finding
+        interrupted = True
+    except KeyboardInterrupt:
+        interrupted = True
+    return Exploration(
+        switches=switches,
+        seed=seed,
+        examples=examples,
+        bounds=bounds,
+        runs=runs,
+        seconds=time.perf_counter() - started,
+        interrupted=interrupted,
+        coverage=coverage,
+        findings=tuple(sorted(findings.values(), key=lambda f: f.invariant)),
+    )
+
+
+class _Interrupted(Exception):
+    def __init__(self, finding: Finding) -> None:
+        self.finding = finding
+
+
+def _finding(
+    switches: Switches, seed: int, examples: int, bounds: Bounds, invariant: str, index: int,
+    trace: Trace, out: Path | None,
+) -> Finding:  # fmt: skip
+    original = fired_only(trace)
+    shrunk = shrink(switches, original, invariant, bounds)
+    _, result = simulate(switches, shrunk.schedule)
+    tick = dict(result.violations)[invariant]
+    path = None
+    if out is not None:
+        path = out / counterexample_name(invariant, switches, seed)
+        how = "Ctrl-C stopped the shrink early" if shrunk.interrupted else f"{shrunk.runs} runs"
+        description = (
+            f"Breaks {invariant} at t{tick}. Found by `sim explore {rerun_args(switches, seed, examples, bounds)}`: "
+            f"schedule #{index} broke it with {original.fault_count} fault(s) that took effect; shrunk "
+            f"({how}) to {shrunk.schedule.fault_count}: {describe_faults(shrunk.schedule)}. "
+            "Replay: sim trace FILE --check"
+        )
+        write_counterexample(path, description, switches, shrunk.schedule)
+    finding = Finding(
+        invariant=invariant,
+        tick=tick,
+        found_at=index,
+        faults_before=original.fault_count,
+        schedule=shrunk.schedule,
+        shrink_runs=shrunk.runs,
+        path=path,
+        expected=not guarded(switches, invariant),
+    )
+    if shrunk.interrupted:
+        raise _Interrupted(finding)
+    return finding

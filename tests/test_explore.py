@@ -1,0 +1,298 @@
+"""`sim explore` and the search behind it: seeded, shrunk, replayable, byte for byte."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import sim.explore as explore_module
+from sim.cli import main
+from sim.explore import (
+    Bounds,
+    SeededChoices,
+    complexity,
+    draw_schedule,
+    explore,
+    fired_only,
+    guarded,
+    shrink,
+    single_faults,
+    unguarded_by,
+)
+from sim.outcome import Outcome
+from sim.run import simulate
+from sim.schedule import (
+    DeathPoint,
+    DuplicateDelivery,
+    PosterDeath,
+    ReportChange,
+    Schedule,
+    Silence,
+)
+from sim.switches import Switches
+from sim.trace import Trace
+
+
+def sim(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def trace_json(path: Path, capsys: pytest.CaptureFixture[str], *extra: str) -> tuple[int, dict[str, Any]]:
+    code, out, _ = sim(capsys, "trace", str(path), "--json", *extra)
+    return code, json.loads(out)
+
+
+# -- the two runs the issue names --------------------------------------------------------------
+
+
+def test_fencing_off_seed_1_finds_a_stale_write_that_replays(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = sim(capsys, "explore", "--set", "fencing=off", "--seed", "1", "--out", str(tmp_path))
+    assert code == 0  # stale-write is expected with fencing off
+    assert "seed 1" in out and "rerun with: sim explore --seed 1" in out
+    assert "10,000/10,000 schedules" in err  # progress
+    broken = [line for line in out.splitlines() if line.startswith("broken: ")]
+    assert len(broken) == 1 and broken[0].startswith("broken: stale-write at t")
+    files = sorted(tmp_path.iterdir())
+    assert [f.name for f in files] == ["stale-write--fencing-off--seed1.toml"]
+    tick = int(broken[0].split(" at t")[1].split()[0])
+    code, document = trace_json(files[0], capsys, "--check")
+    assert code == 0 and document["check"]["ok"]
+    assert document["outcome"]["violations"] == [{"invariant": "stale-write", "tick": tick}]
+    code, _, _ = sim(capsys, "trace", str(files[0]))  # the strict replay: every fault took effect
+    assert code == 0
+
+
+def test_all_on_seed_1_reports_no_violation(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = sim(capsys, "explore", "--seed", "1", "--out", str(tmp_path))
+    assert code == 0
+    assert "no invariant broken in 10,000 schedules" in out
+    assert "broken: " not in out
+    assert not tmp_path.exists() or not any(tmp_path.iterdir())
+
+
+def test_same_seed_writes_identical_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    runs = []
+    for name in ("a", "b"):
+        out = tmp_path / name
+        code, _, _ = sim(capsys, "explore", "--set", "pins=off", "--seed", "7", "--examples", "1500", "--out", str(out))
+        assert code == 0
+        runs.append({f.name: f.read_bytes() for f in sorted(out.iterdir())})
+    assert sorted(runs[0]) == ["misused-dependant--pins-off--seed7.toml", "wrong-acceptance--pins-off--seed7.toml"]
+    assert runs[0] == runs[1]
+
+
+def test_every_counterexample_replays_to_its_violation_at_its_tick(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    for setting in ("key=none", "rule=latest-finished"):
+        result = explore(Switches().with_values(dict([setting.split("=")])), seed=3, examples=800, out=tmp_path)
+        assert result.findings
+        for finding in result.findings:
+            assert finding.path is not None and finding.expected
+            code, document = trace_json(finding.path, capsys, "--check")
+            assert code == 0, document.get("check")
+            assert {"invariant": finding.invariant, "tick": finding.tick} in document["outcome"]["violations"]
+
+
+# -- the search -----------------------------------------------------------------------------------
+
+
+def test_the_search_is_a_function_of_its_seed() -> None:
+    weakened = Switches().with_values({"key": "per-attempt"})
+    first = explore(weakened, seed=5, examples=600)
+    again = explore(weakened, seed=5, examples=600)
+    other = explore(weakened, seed=6, examples=600)
+    assert first.findings == again.findings
+    assert first.coverage == again.coverage
+    assert first.coverage != other.coverage
+
+
+def test_seeded_draws_repeat_and_stay_valid() -> None:
+    bounds = Bounds(max_faults=6)
+    a = [draw_schedule(SeededChoices(random.Random(9)), bounds) for _ in range(1)]
+    choices = SeededChoices(random.Random(9))
+    drawn = [draw_schedule(choices, bounds) for _ in range(500)]
+    assert drawn[0] == a[0]
+    assert max(s.fault_count for s in drawn) == 6
+    assert {s.sections for s in drawn} == set(range(2, 7))
+
+
+def test_coverage_counts_faults_by_kind_and_tick_and_invariants_at_risk() -> None:
+    result = explore(Switches().with_values({"fencing": "off"}), seed=2, examples=1000)
+    cov = result.coverage
+    assert cov.runs == result.runs == 1000
+    kinds = {kind for kind, _ in cov.faults}
+    assert {"silence (paused)", "silence (crashed)", "report change", "duplicate delivery"} <= kinds
+    assert cov.broken["stale-write"] <= cov.at_risk["stale-write"]
+    assert all(cov.broken.get(name, 0) == 0 for name in ("wrong-acceptance", "duplicate-effect"))
+
+
+def test_ctrl_c_stops_cleanly_and_keeps_what_was_found(tmp_path: Path) -> None:
+    def interrupt(runs: int, examples: int, seconds: float, findings: int) -> None:
+        raise KeyboardInterrupt
+
+    result = explore(
+        Switches().with_values({"key": "none"}), seed=1, examples=10**6, out=tmp_path,
+        progress=interrupt, progress_every=300,
+    )  # fmt: skip
+    assert result.interrupted and result.runs == 300
+    assert [f.invariant for f in result.findings] == ["duplicate-effect"]
+    assert [p.name for p in tmp_path.iterdir()] == ["duplicate-effect--key-none--seed1.toml"]
+
+
+def test_ctrl_c_while_shrinking_writes_the_best_so_far(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    real = simulate
+    calls = [0]
+    stop_at: list[int] = []
+
+    def flaky(switches: Switches, schedule: Schedule) -> tuple[Trace, Outcome]:
+        trace, result = real(switches, schedule)
+        calls[0] += 1
+        if result.broken and not stop_at:
+            stop_at.append(calls[0] + 3)  # three runs into the shrink
+        if stop_at and calls[0] == stop_at[0]:
+            raise KeyboardInterrupt
+        return trace, result
+
+    monkeypatch.setattr(explore_module, "simulate", flaky)
+    result = explore(Switches().with_values({"key": "none"}), seed=1, examples=10**6, out=tmp_path)
+    assert result.interrupted
+    (finding,) = result.findings
+    assert finding.path is not None and finding.path.exists()
+    monkeypatch.setattr(explore_module, "simulate", real)
+    _, replayed = real(Switches().with_values({"key": "none"}), finding.schedule)
+    assert ("duplicate-effect", finding.tick) in replayed.violations
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+def test_sigint_to_the_cli_exits_130_and_keeps_the_files(tmp_path: Path) -> None:
+    exe = Path(sys.executable).with_name("sim")
+    proc = subprocess.Popen(
+        [str(exe), "explore", "--set", "key=none", "--seed", "1", "--examples", "100000000", "--out", str(tmp_path)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    deadline = time.monotonic() + 60
+    while not any(tmp_path.glob("*.toml")) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.3)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "interrupted after" in out
+    assert "broken: duplicate-effect" in out
+    assert [p.name for p in tmp_path.iterdir()] == ["duplicate-effect--key-none--seed1.toml"]
+
+
+# -- shrinking ------------------------------------------------------------------------------------
+
+
+def test_shrinking_drops_faults_and_moves_ticks_earlier() -> None:
+    fencing_off = Switches().with_values({"fencing": "off"})
+    noisy = Schedule(
+        silences=(Silence(1, 3, 9), Silence(2, 12, None)),
+        changes=(ReportChange(4, (1, 2, 3)), ReportChange(20, (4,))),
+        poster_deaths=(PosterDeath(DeathPoint.BEFORE_INTENT, 2),),
+        heartbeat_limit=3,
+        newsletter_ready=15,
+    )
+    assert "stale-write" in simulate(fencing_off, noisy)[1].broken
+    shrunk = shrink(fencing_off, noisy, "stale-write")
+    assert shrunk.schedule.fault_count == 1
+    assert complexity(shrunk.schedule) < complexity(noisy)
+    assert shrunk.schedule.silences[0].attempt == 1
+    assert (shrunk.schedule.sections, shrunk.schedule.heartbeat_limit, shrunk.schedule.newsletter_ready) == (4, 2, 12)
+    trace, result = simulate(fencing_off, shrunk.schedule)
+    assert "stale-write" in result.broken and trace.unfired == ()
+
+
+def test_fired_only_drops_what_never_took_effect() -> None:
+    schedule = Schedule(
+        silences=(Silence(1, 3, 8), Silence(7, 9, None)),
+        changes=(ReportChange(4, (2,)),),
+        poster_deaths=(PosterDeath(DeathPoint.AFTER_SEND, 1), PosterDeath(DeathPoint.AFTER_SEND, 9)),
+        duplicate_deliveries=(DuplicateDelivery(1), DuplicateDelivery(5)),
+    )
+    trace, _ = simulate(Switches(), schedule)
+    assert len(trace.unfired) == 3
+    trimmed = fired_only(trace)
+    assert trimmed.silences == (Silence(1, 3, 8),)
+    assert trimmed.changes == (ReportChange(4, (2,)),)
+    assert trimmed.poster_deaths == (PosterDeath(DeathPoint.AFTER_SEND, 1),)
+    assert trimmed.duplicate_deliveries == (DuplicateDelivery(1),)
+    again, _ = simulate(Switches(), trimmed)
+    assert again.unfired == () and again.events == trace.events
+
+
+def test_one_fault_sweep_is_ordered_simplest_first() -> None:
+    sweep = single_faults(Schedule(), Bounds())
+    assert sweep[0] == Schedule()
+    assert sweep[1].fault_count == 1
+    keys = [complexity(s) for s in sweep]
+    assert keys == sorted(keys)
+
+
+# -- what counts as expected ----------------------------------------------------------------------
+
+
+def test_an_invariant_is_expected_to_break_only_with_its_protection_off() -> None:
+    assert guarded(Switches(), "stale-write")
+    assert not guarded(Switches().with_values({"fencing": "off"}), "stale-write")
+    assert not guarded(Switches().with_values({"pins": "off"}), "misused-dependant")  # the gate fails open
+    assert guarded(Switches().with_values({"pins": "off", "gate": "fail-closed"}), "misused-dependant")
+    assert unguarded_by(Switches().with_values({"pins": "off"}), "misused-dependant") == "pins is off and the gate fails open"
+    assert unguarded_by(Switches().with_values({"rule": "any-accepted"}), "misused-dependant") == "rule is off"
+
+
+def test_exit_status_is_1_when_a_guarded_invariant_breaks(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("sim.explore.guarded", lambda switches, invariant: True)
+    code, out, _ = sim(capsys, "explore", "--set", "key=none", "--seed", "1", "--examples", "300", "--out", str(tmp_path))
+    assert code == 1
+    assert "UNEXPECTED" in out
+
+
+# -- bad input ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "args",
+    [("--set", "fencing=maybe"), ("--set", "nonsense=1"), ("--max-faults", "-1"), ("--examples", "-5"), ("--seed", "x")],
+)
+def test_bad_input_exits_2(args: tuple[str, ...], capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    code, _, _ = sim(capsys, "explore", "--examples", "1", "--out", str(tmp_path), *args)
+    assert code == 2
+
+
+def test_event_switches_are_ignored_with_a_note(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    code, out, err = sim(capsys, "explore", "--set", "silent=crashed", "--seed", "1", "--examples", "50", "--out", str(tmp_path))
+    assert code == 0
+    assert "ignoring --set silent" in err
+    assert "all protections on" in out
+
+
+def test_no_seed_means_a_fresh_seed_that_is_printed(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    code, out, _ = sim(capsys, "explore", "--examples", "20", "--out", str(tmp_path))
+    assert code == 0
+    seed = int(out.split("seed ")[1].split(";")[0])
+    assert f"rerun with: sim explore --seed {seed} --examples 20" in out
+
+
+def test_default_out_is_reports_counterexamples(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    cwd = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        code, _, _ = sim(capsys, "explore", "--set", "key=none", "--seed", "1", "--examples", "200")
+    finally:
+        os.chdir(cwd)
+    assert code == 0
+    assert [p.name for p in (tmp_path / "reports" / "counterexamples").iterdir()] == ["duplicate-effect--key-none--seed1.toml"]
