@@ -304,7 +304,7 @@ def test_cli_summary(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None
     for title in ("All protections on", "One protection weakened", "Newsletter gate", "All 864 runs"):
         assert title in out
     assert "wrote " in out
-    assert sorted(p.name for p in (tmp_path / "r").iterdir()) == ["sweep.csv", "sweep.json", "sweep.md"]
+    assert sorted(p.name for p in (tmp_path / "r").iterdir()) == ["explainer.html", "sweep.csv", "sweep.json", "sweep.md"]
 
 
 def test_cli_json_prints_only_the_document(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

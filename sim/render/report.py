@@ -1,8 +1,9 @@
 """The sweep's reports: JSON, CSV and markdown, each rendered from the sweep's JSON document.
 
 A report is a `ReportWriter`: a file name and a function from the document to the file's
-text. `WRITERS` is what `sim sweep` writes, in order; a new report (the explainer page, say)
-is one more writer appended there. Every writer is deterministic to the byte: fixed order,
+text. `WRITERS` is what `sim sweep` writes, in order; a new report is one more writer
+appended there. A writer that draws runs (the explainer page) also takes each run's
+swimlane: it is marked `grids=True` and called as `render(doc, grids)`. Every writer is deterministic to the byte: fixed order,
 no timestamps, no absolute paths. `write_reports` replaces each file atomically (a temporary
 file in the same folder, then `os.replace`), so a reader never sees half a report.
 """
@@ -20,6 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from sim.errors import SimError
+from sim.render.explainer import render_explainer
+from sim.render.grid import Grid
 from sim.switches import Switches
 
 Document = dict[str, Any]
@@ -28,8 +31,11 @@ Document = dict[str, Any]
 @dataclass(frozen=True, slots=True)
 class ReportWriter:
     filename: str
-    render: Callable[[Document], str]
+    #: `render(doc)`, or `render(doc, grids)` for a writer with `grids`
+    render: Callable[..., str]
     description: str = ""
+    #: also needs each run's swimlane (`sim.render.grid.Grid`, in run order)
+    grids: bool = False
 
 
 class OutDirError(SimError):
@@ -285,6 +291,7 @@ WRITERS: list[ReportWriter] = [
     ReportWriter("sweep.json", render_json, "every run and the summary (the --json document)"),
     ReportWriter("sweep.csv", render_csv, "one row per run"),
     ReportWriter("sweep.md", render_markdown, "the human report"),
+    ReportWriter("explainer.html", render_explainer, "the interactive explainer page", grids=True),
 ]
 
 
@@ -319,9 +326,19 @@ def atomic_write(path: Path, text: str) -> None:
         raise
 
 
-def render_all(doc: Document, writers: Sequence[ReportWriter] | None = None) -> dict[str, str]:
-    """File name -> text for every writer, in order."""
-    return {w.filename: w.render(doc) for w in (WRITERS if writers is None else writers)}
+def render_all(
+    doc: Document, writers: Sequence[ReportWriter] | None = None, grids: Sequence[Grid] | None = None
+) -> dict[str, str]:
+    """File name -> text for every writer, in order. Writers that draw runs need `grids`
+    (each run's swimlane, in run order: `Sweep.grids` of a sweep run with `grids=True`);
+    without them those writers are left out."""
+    out = {}
+    for w in WRITERS if writers is None else writers:
+        if not w.grids:
+            out[w.filename] = w.render(doc)
+        elif grids is not None:
+            out[w.filename] = w.render(doc, grids)
+    return out
 
 
 def write_reports(texts: dict[str, str], out: Path) -> list[Path]:

@@ -1,0 +1,842 @@
+"""The interactive explainer page: `reports/explainer.html`, written by `sim sweep`.
+
+One self-contained HTML file (inline CSS and JavaScript, no network, no fonts or scripts
+from elsewhere) that opens from disk. It embeds all 864 runs of the sweep and lets a reader
+flip the eight switches of the worked example: for the chosen combination it draws the
+swimlane (the rows, symbols and legend of `sim.render.grid`, exactly what `sim trace` draws
+in a terminal), the outcome figures, the invariant verdicts with the tick each broke, the
+protections the run needed (the sweep's `needed`), and "one change at a time": what each
+single switch flip does, read from the sweep's neighbour runs. The URL hash holds the
+combination (`#silent=paused&fencing=on&...`), so a link reproduces a view.
+
+Data comes from the sweep only: the JSON document of `sweep.json` (switches, outcome,
+needed, summary) and each run's `Grid`, built where the run was simulated
+(`sim.sweep.simulate_all(grids=True)`). Nothing is simulated or derived again here.
+
+The data is embedded as one JSON value (`<script type="application/json">`), compacted by
+interning: every distinct string, mark, cell, row, legend entry, outcome and grid is stored
+once in a table and referred to by its index (docs/explainer.md describes the format;
+`decode` below reads it back, and the tests check it against sweep.json for every run).
+The page is deterministic to the byte: fixed order, no timestamps, no paths.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from collections.abc import Hashable, Sequence
+from typing import Any
+
+from sim import scenario as scenarios
+from sim.invariants import GUARDED_BY
+from sim.render.grid import CLASSES, Grid
+from sim.switches import PROTECTIONS, SWEPT, SWITCHES, Switches
+
+Document = dict[str, Any]
+
+#: format version of the embedded data (bump when the encoding changes).
+FORMAT = 1
+
+#: the named scenarios of the article, offered first among the presets.
+ARTICLE = ("main", "main-end-only", "superseded", "versions-off")
+
+#: switch -> (heading, what it does), for the radio groups.
+SWITCH_TEXT: dict[str, tuple[str, str]] = {
+    "silent": ("Silent worker", "#1 falls silent at t3; paused wakes at t8, crashed never does."),
+    "fencing": ("Fencing", "Stores reject a write whose owner token is below the epoch."),
+    "checkpoints": ("Checkpoints", "Journal each step as it is computed, or all at assembly."),
+    "change": ("Input change", "The report moves to v2 at t4 (outage), never, or at t12."),
+    "pins": ("Version pins", "Pinned input; section hashes in journal keys and acceptances."),
+    "rule": ("Newsletter rule", "Which digest the newsletter may start on."),
+    "post_death": ("Posting worker dies", "The first poster dies after sending, before the answer."),
+    "key": ("Post key", "The announcement's idempotency key at the feed."),
+}  # fmt: skip
+
+#: protection -> words (as `sim trace` says them), embedded with the data.
+PROTECTION_TEXT = {
+    "fencing": "fencing tokens",
+    "pins": "version pins",
+    "key": "a per-operation post key",
+    "rule": "the newsletter rule current-accepted",
+}
+
+
+class _Table:
+    """Interned values: each distinct value stored once, referred to by its index."""
+
+    def __init__(self) -> None:
+        self.index: dict[Hashable, int] = {}
+        self.values: list[Any] = []
+
+    def __call__(self, value: Hashable) -> int:
+        found = self.index.get(value)
+        if found is None:
+            found = self.index[value] = len(self.values)
+            self.values.append(value)
+        return found
+
+
+def _freeze(value: Any) -> Hashable:
+    if isinstance(value, list):
+        return tuple(_freeze(v) for v in value)
+    return value  # type: ignore[no-any-return]
+
+
+def _thaw(value: Any) -> Any:
+    if isinstance(value, tuple):
+        return [_thaw(v) for v in value]
+    return value
+
+
+# -- encoding ------------------------------------------------------------------------------
+def encode(doc: Document, grids: Sequence[Grid]) -> dict[str, Any]:
+    """The page's data: the sweep document and each run's grid, interned into tables."""
+    runs = doc["runs"]
+    if len(grids) != len(runs):
+        raise ValueError(f"explainer: {len(runs)} runs but {len(grids)} grids")
+    summary = doc["summary"]
+    invariants = list(summary["invariants"])
+    inv = {name: i for i, name in enumerate(invariants)}
+    protections = list(summary["protections"])
+    prot = {name: i for i, name in enumerate(protections)}
+    order = list(summary["order"])
+    values = {name: [m.value for m in SWITCHES[name]] for name in order}
+    fixed = {k: v for k, v in runs[0]["switches"].items() if k not in order}
+
+    texts, marks, cells, rows, legend, outcomes, lanes = (_Table() for _ in range(7))
+    first = runs[0]["outcome"]
+    nested = {k: list(v) for k, v in first.items() if isinstance(v, dict)}
+    fields = list(first)
+    mark_index: dict[Any, int] = {}  # by Mark object (frozen, hashable): skips re-interning
+    empty = cells(((),))  # most cells of a swimlane are empty
+    encoded_runs = []
+    for position, (run, grid) in enumerate(zip(runs, grids)):
+        if run["id"] != position + 1:
+            raise ValueError(f"explainer: run {run['id']} is at position {position + 1}")
+        if {k: v for k, v in run["switches"].items() if k not in order} != fixed:
+            raise ValueError(f"explainer: run {run['id']} has other fixed switches than run 1")
+        lane_rows = []
+        for row in grid.rows:
+            row_cells = []
+            for cell in row.cells:
+                if not cell.marks and not cell.broke:
+                    row_cells.append(empty)
+                    continue
+                ids = []
+                for m in cell.marks:
+                    k = mark_index.get(m)
+                    if k is None:
+                        k = mark_index[m] = marks((m.text, m.cls, m.legend))
+                    ids.append(k)
+                key: tuple[Any, ...] = (tuple(ids),)
+                if cell.broke:
+                    key += (tuple(inv[n] for n in cell.broke),)
+                row_cells.append(cells(key))
+            lane_rows.append(rows((row.key, row.label, row.group, tuple(row_cells))))
+        lane = (
+            tuple(lane_rows),
+            tuple(legend((e.key, e.group, e.symbol, e.cls, e.meaning)) for e in grid.legend),
+            tuple((t, texts(line)) for t, line in grid.story),
+            tuple((inv[v.invariant], v.tick, texts(v.event_text), texts(v.why), v.row) for v in grid.violations),
+        )
+        out = run["outcome"]
+        encoded: list[Any] = []
+        for name in fields:
+            value = out[name]
+            if name == "violations":
+                value = [[inv[v["invariant"]], v["tick"]] for v in value]
+            elif name in nested:
+                value = [value[k] for k in nested[name]]
+            encoded.append(value)
+        need = run["needed"]
+        needs = [
+            [prot[p], int(n["needed"]),
+             [[values[p].index(w["value"]), w["run"], [inv[b] for b in w["breaks"]]] for w in n["weakened"]]]
+            for p, n in need["protections"].items()
+        ]  # fmt: skip
+        prevented = [
+            [inv[name], [[prot[b["protection"]], b["run"]] for b in by]] for name, by in need["prevented_by"].items()
+        ]
+        encoded_runs.append([lanes(lane), outcomes(_freeze(encoded)), needs, prevented])
+    return {
+        "format": FORMAT,
+        "order": [[name, values[name]] for name in order],
+        "fixed": fixed,
+        "events": list(summary["events"]),
+        "protections": [[p, summary["protections"][p], PROTECTION_TEXT.get(p, p)] for p in protections],
+        "invariants": [[n, summary["invariants"][n], GUARDED_BY[n]] for n in invariants],
+        "totals": {k: summary["totals"][k] for k in ("runs", "broken", "finished")},
+        "outcome_fields": fields,
+        "outcome_nested": nested,
+        "texts": texts.values,
+        "marks": [list(m) for m in marks.values],
+        "cells": [[list(part) for part in c] for c in cells.values],
+        "rows": [[k, label, group, list(c)] for k, label, group, c in rows.values],
+        "legend": [list(e) for e in legend.values],
+        "outcomes": [_thaw(o) for o in outcomes.values],
+        "grids": [_thaw(g) for g in lanes.values],
+        "runs": encoded_runs,
+        "presets": presets(),
+    }
+
+
+def decode(data: dict[str, Any]) -> list[dict[str, Any]]:
+    """The runs as sweep.json holds them (id, switches, outcome, needed), read back from the
+    page's data: what the page's script reads, in Python, for the tests."""
+    order = data["order"]
+    invariants = [i[0] for i in data["invariants"]]
+    protections = [p[0] for p in data["protections"]]
+    sizes = [len(v) for _, v in order]
+    out = []
+    for position, (_, outcome_index, needs, prevented) in enumerate(data["runs"]):
+        digits = []
+        rest = position
+        for size in reversed(sizes):
+            digits.append(rest % size)
+            rest //= size
+        switches = {name: vals[d] for (name, vals), d in zip(order, reversed(digits))}
+        switches.update(data["fixed"])
+        outcome: dict[str, Any] = {}
+        for name, value in zip(data["outcome_fields"], data["outcomes"][outcome_index]):
+            if name == "violations":
+                value = [{"invariant": invariants[i], "tick": t} for i, t in value]
+            elif name in data["outcome_nested"]:
+                value = dict(zip(data["outcome_nested"][name], value))
+            outcome[name] = value
+        needed = {
+            "protections": {
+                protections[p]: {
+                    "needed": bool(flag),
+                    "weakened": [
+                        {"value": dict(order)[protections[p]][v], "run": r, "breaks": [invariants[b] for b in br]}
+                        for v, r, br in weakened
+                    ],
+                }
+                for p, flag, weakened in needs
+            },
+            "prevented_by": {
+                invariants[i]: [{"protection": protections[p], "run": r} for p, r in by] for i, by in prevented
+            },
+        }
+        out.append({"id": position + 1, "switches": switches, "outcome": outcome, "needed": needed})
+    return out
+
+
+def presets() -> list[dict[str, Any]]:
+    """The named scenarios whose run is one of the 864 (switches only, gate fail-open, the
+    worked example's schedule), article scenarios first; the others with the reason."""
+    default = Switches()
+    loaded = [scenarios.load(name) for name in scenarios.names()]
+    loaded.sort(key=lambda s: (ARTICLE.index(s.name) if s.name in ARTICLE else len(ARTICLE), s.name))
+    out = []
+    for s in loaded:
+        outside = [
+            f"{name}={getattr(s.switches, name).value}"
+            for name in SWITCHES
+            if name not in SWEPT and getattr(s.switches, name) is not getattr(default, name)
+        ]
+        if s.overrides:
+            outside.append("a schedule of its own")
+        out.append({
+            "name": s.name,
+            "description": " ".join(s.description.split()),
+            "switches": {name: getattr(s.switches, name).value for name in SWEPT},
+            "outside": outside,
+        })  # fmt: skip
+    return out
+
+
+# -- the page ------------------------------------------------------------------------------
+def _json_for_script(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    # nothing inside may close the script element or open a comment
+    return text.replace("</", "<\\/").replace("<!--", "<\\!--")
+
+
+def _controls(data: dict[str, Any]) -> str:
+    parts = []
+    for name, vals in data["order"]:
+        heading, what = SWITCH_TEXT.get(name, (name, ""))
+        on = PROTECTIONS.get(name)
+        tag = ' <span class="tag">protection</span>' if on is not None else ""
+        radios = []
+        for k, value in enumerate(vals):
+            checked = " checked" if k == 0 else ""
+            star = (
+                ' <span class="on" title="the protection\'s on value">(on)</span>'
+                if on is not None and on.value == value
+                else ""
+            )
+            radios.append(
+                f'<label><input type="radio" name="{name}" value="{html.escape(value)}"{checked}> '
+                f"{html.escape(value)}{star}</label>"
+            )
+        parts.append(
+            f'<fieldset data-switch="{name}"><legend>{html.escape(heading)} <code>{name}</code>{tag}</legend>'
+            f'<p class="hint" id="hint-{name}">{html.escape(what)}</p>'
+            f'<div class="radios">{"".join(radios)}</div></fieldset>'
+        )
+    return "\n".join(parts)
+
+
+def _presets(data: dict[str, Any]) -> str:
+    buttons = []
+    notes = []
+    for k, p in enumerate(data["presets"]):
+        if p["outside"]:
+            notes.append(
+                f"<li><code>{html.escape(p['name'])}</code> needs {html.escape(', '.join(p['outside']))}, "
+                f"outside the {data['totals']['runs']} runs: replay it with "
+                f"<code>sim trace {html.escape(p['name'])}</code>.</li>"
+            )
+            continue
+        buttons.append(
+            f'<button type="button" data-preset="{k}" aria-pressed="false" '
+            f'title="{html.escape(p["description"])}">{html.escape(p["name"])}</button>'
+        )
+    note = f'<ul class="outside">{"".join(notes)}</ul>' if notes else ""
+    return f'<div class="preset-buttons">{"".join(buttons)}</div>{note}'
+
+
+def _class_css() -> str:
+    missing = [c for c in CLASSES if c not in _CLASS_STYLE]
+    if missing:
+        raise ValueError(f"explainer: no style for grid classes {missing}")
+    return "\n".join(f".k-{c}{{{_CLASS_STYLE[c]}}}" for c in CLASSES)
+
+
+def render_explainer(doc: Document, grids: Sequence[Grid]) -> str:
+    """The page's text, from the sweep document and each run's grid (in run order)."""
+    data = encode(doc, grids)
+    totals = data["totals"]
+    page = _PAGE
+    for key, value in (
+        ("@@CSS@@", _CSS + _class_css()),
+        ("@@RUNS@@", str(totals["runs"])),
+        ("@@BROKEN@@", str(totals["broken"])),
+        ("@@FINISHED@@", str(totals["finished"])),
+        ("@@PRESETS@@", _presets(data)),
+        ("@@CONTROLS@@", _controls(data)),
+        ("@@JS@@", _JS),
+        ("@@DATA@@", _json_for_script(data)),
+    ):
+        page = page.replace(key, value)
+    return page
+
+
+#: grid class -> CSS (the terminal's colours, for a light page; colour repeats the text).
+_CLASS_STYLE: dict[str, str] = {
+    "input": "font-weight:700",
+    "changed": "font-weight:700;color:#9c1b8c",
+    "admitted": "font-weight:700;color:#006d7a",
+    "running": "color:#1b1b1b",
+    "waiting": "color:#8a8a8a",
+    "silent": "color:#7a7a7a;font-style:italic",
+    "unknown": "font-weight:700;color:#6b5200;background:#ffe98a",
+    "stale": "color:#9c1b8c;background:#f7e3f4",
+    "rejected": "font-weight:700;color:#b3001b",
+    "refused": "color:#d0142c",
+    "died": "color:#d0142c;font-weight:700",
+    "done": "font-weight:700;color:#11703a",
+    "written": "color:#1c7a3c",
+    "restored": "font-weight:700;color:#0d6b30;background:#d9f2de",
+    "candidate": "color:#1651c4",
+    "accepted": "font-weight:700;color:#11703a",
+    "intent": "color:#8a5a00",
+    "posted": "font-weight:700",
+    "repeat": "font-weight:700;color:#006d7a;background:#d8f3f6",
+    "confirmed": "color:#11703a",
+    "started": "font-weight:700;color:#11703a",
+    "violation": "font-weight:700;color:#fff;background:#c0182b",
+}
+
+_CSS = """
+:root{--fg:#1b1b1b;--muted:#595959;--bg:#fff;--panel:#f5f5f0;--line:#d9d8d0;--accent:#0b57a4;--bad:#b3001b;--good:#11703a}
+*{box-sizing:border-box}
+html{-webkit-text-size-adjust:100%}
+body{margin:0;color:var(--fg);background:var(--bg);font:16px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif}
+header,.layout,footer{max-width:86rem;margin:0 auto;padding:0 1rem}
+.layout{display:grid;grid-template-columns:minmax(0,1fr);gap:0 1.5rem}
+header{padding-top:1rem}
+h1{font-size:1.5rem;margin:.2rem 0 .4rem}
+h2{font-size:1.15rem;margin:1.4rem 0 .5rem}
+h3{font-size:1rem;margin:1rem 0 .4rem}
+p{margin:.3rem 0 .6rem}
+a{color:var(--accent)}
+code,.mono,table.lane,.sym{font-family:ui-monospace,"SFMono-Regular","DejaVu Sans Mono","Liberation Mono",Menlo,Consolas,monospace}
+code{font-size:.92em;background:var(--panel);padding:0 .2em;border-radius:3px;overflow-wrap:anywhere}
+.lead{color:var(--muted);max-width:60rem}
+.presets{margin:.6rem 0}
+.preset-buttons{display:flex;flex-wrap:wrap;gap:.35rem}
+button{font:inherit;font-size:.9rem;padding:.2rem .6rem;border:1px solid #9a9a92;border-radius:5px;background:#fff;color:var(--fg);cursor:pointer}
+button:hover{background:var(--panel)}
+button[aria-pressed=true]{background:#0b57a4;border-color:#0b57a4;color:#fff}
+button:focus-visible,a:focus-visible,.grid-box:focus-visible,input:focus-visible{outline:3px solid #f0a500;outline-offset:2px}
+.outside{margin:.4rem 0 0;padding-left:1.1rem;color:var(--muted);font-size:.8rem;line-height:1.3}
+form.switches{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(16rem,100%),1fr));gap:.5rem;margin:.6rem 0}
+fieldset{border:1px solid var(--line);border-radius:6px;padding:.2rem .65rem .35rem;margin:0;min-width:0;background:#fff}
+legend{font-weight:650;padding:0 .3rem}
+legend code{font-weight:400;font-size:.8em;color:var(--muted);background:none}
+.tag{font-size:.7rem;font-weight:600;text-transform:uppercase;letter-spacing:.04em;color:#0b57a4;border:1px solid #9bb9dc;border-radius:3px;padding:0 .25rem;vertical-align:.1em}
+.hint{font-size:.8rem;line-height:1.3;color:var(--muted);margin:0 0 .15rem}
+.radios{display:flex;flex-wrap:wrap;gap:.1rem .9rem}
+.radios label{display:inline-flex;align-items:center;gap:.3rem;white-space:nowrap;padding:.1rem 0;cursor:pointer}
+.radios input{margin:0;width:1.05rem;height:1.05rem}
+.on{font-size:.78rem;color:var(--muted)}
+.run-head{display:flex;flex-wrap:wrap;align-items:baseline;gap:.3rem 1rem}
+.run-head h2{margin-bottom:.2rem}
+.badges{display:flex;flex-wrap:wrap;gap:.4rem}
+.badge{font-size:.85rem;font-weight:600;padding:.1rem .5rem;border-radius:999px;border:1px solid}
+.badge.ok{color:var(--good);border-color:#8cc9a0;background:#eaf7ee}
+.badge.bad{color:#fff;border-color:var(--bad);background:var(--bad)}
+.badge.warn{color:#6b5200;border-color:#e0c25a;background:#fff6cf}
+.scenario{border-left:4px solid #0b57a4;background:#f1f6fc;padding:.4rem .7rem;margin:.4rem 0;font-size:.95rem}
+.grid-box{overflow-x:auto;width:fit-content;max-width:100%;border:1px solid var(--line);border-radius:6px;background:#fff;-webkit-overflow-scrolling:touch}
+table.lane{border-collapse:separate;border-spacing:0;font-size:15px;line-height:1.35}
+table.lane th,table.lane td{padding:.28rem .55rem;white-space:nowrap;text-align:left;border-bottom:1px solid #eeede8}
+table.lane thead th{font-weight:400;color:var(--muted);border-bottom:1px solid var(--line);background:#fff}
+table.lane tbody th{position:sticky;left:0;z-index:1;background:var(--panel);font-weight:600;border-right:1px solid var(--line)}
+table.lane thead th.corner{position:sticky;left:0;z-index:2;background:var(--panel);border-right:1px solid var(--line)}
+table.lane tr.group-start>*{border-top:1px solid #c9c8bf}
+table.lane td .m{padding:0 .12rem;border-radius:3px}
+.g{font-size:1.2em;line-height:1;font-family:"DejaVu Sans","Segoe UI Symbol","Apple Symbols",sans-serif}
+.legend{display:grid;grid-template-columns:max-content 1fr;gap:.25rem 1rem;font-size:.9rem;margin:.6rem 0}
+.legend dt{font-weight:600}
+.legend dd{margin:0;display:flex;flex-wrap:wrap;gap:.15rem 1.1rem}
+.legend .sym{font-weight:600;margin-right:.35rem}
+.cols{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(24rem,100%),1fr));gap:0 2rem}
+table.facts{border-collapse:collapse;width:100%;font-size:.95rem}
+table.facts th,table.facts td{text-align:left;vertical-align:top;padding:.3rem .5rem;border-bottom:1px solid #eeede8}
+table.facts th{font-weight:600;white-space:nowrap;width:1%}
+.verdict{font-weight:700;white-space:nowrap}
+.verdict.ok{color:var(--good)}
+.verdict.bad{color:var(--bad)}
+.why{display:block;color:var(--muted);font-size:.88rem}
+ul.plain{list-style:none;padding:0;margin:.2rem 0}
+ul.plain li{padding:.3rem 0;border-bottom:1px solid #eeede8}
+.flip-summary{font-weight:600}
+.fix{color:var(--good);font-weight:600}
+.brk{color:var(--bad);font-weight:600}
+.same{color:var(--muted)}
+details summary{cursor:pointer;font-weight:600;margin:1rem 0 .4rem}
+ol.story{list-style:none;padding:0;margin:0;font-size:.92rem}
+ol.story li{display:grid;grid-template-columns:3rem 1fr;padding:.12rem 0}
+ol.story .t{font-family:ui-monospace,"DejaVu Sans Mono",Menlo,Consolas,monospace;color:var(--muted)}
+footer{color:var(--muted);font-size:.85rem;padding-bottom:2rem;margin-top:2rem}
+.sr-only{position:absolute;width:1px;height:1px;padding:0;margin:-1px;overflow:hidden;clip:rect(0,0,0,0);white-space:nowrap;border:0}
+@media (min-width:1000px){
+.layout{grid-template-columns:19.5rem minmax(0,1fr)}
+.side{position:sticky;top:0;align-self:start;max-height:100vh;overflow-y:auto;padding:0 .3rem 1rem 0}
+.side h2{margin-top:.8rem}
+form.switches{grid-template-columns:minmax(0,1fr);gap:.4rem}
+.side h3{margin-top:.4rem}
+#run .run-head h2{margin-top:.8rem}
+}
+@media (max-width:700px){
+body{font-size:15px}
+h1{font-size:1.25rem}
+table.lane{font-size:13px}
+table.lane th,table.lane td{padding:.22rem .4rem}
+.legend{grid-template-columns:1fr}
+table.facts th{white-space:normal}
+}
+"""
+
+_PAGE = """<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>One task, three interruptions: the @@RUNS@@ runs of the worked example</title>
+<style>@@CSS@@
+</style>
+</head>
+<body>
+<header>
+<h1>One task, three interruptions</h1>
+<p class="lead">The worked example of &ldquo;Saved, Accepted, Safe to Use: How Work Survives a Restart&rdquo;,
+run by <code>sim</code> under every combination of its eight switches: @@RUNS@@ runs, of which @@BROKEN@@ break at
+least one invariant and @@FINISHED@@ finish. Flip a switch to see that run: its swimlane, its outcome, which
+invariants broke and when, which protections it needed, and what one more change would do.
+Generated by <code>sim sweep</code> from the same runs as <code>sweep.json</code>.</p>
+<noscript><p><strong>This page needs JavaScript to draw the runs.</strong> The same data is in
+<code>sweep.json</code> next to it, and <code>sim trace main</code> draws a run in a terminal.</p></noscript>
+</header>
+<div class="layout">
+<aside class="side" aria-labelledby="controls-h">
+<h2 id="controls-h">Switches</h2>
+<div class="presets" role="group" aria-labelledby="presets-h">
+<h3 id="presets-h">Named scenarios</h3>
+@@PRESETS@@
+</div>
+<form class="switches" id="switches" aria-label="The eight switches">
+@@CONTROLS@@
+</form>
+</aside>
+<main id="run" aria-labelledby="run-title">
+<div class="run-head"><h2 id="run-title">Run</h2><div class="badges" id="badges" aria-live="polite"></div></div>
+<p id="run-switches"></p>
+<p class="replay">Replay it in a terminal: <code id="run-command"></code></p>
+<div id="scenario"></div>
+<h3 id="lane-h">Swimlane</h3>
+<div class="grid-box" id="grid-box" tabindex="0" role="region" aria-labelledby="lane-h"></div>
+<dl class="legend" id="legend" aria-label="Legend"></dl>
+<div class="cols">
+<section aria-labelledby="outcome-h">
+<h3 id="outcome-h">Outcome</h3>
+<table class="facts" id="outcome"></table>
+</section>
+<section aria-labelledby="invariants-h">
+<h3 id="invariants-h">Invariants</h3>
+<table class="facts" id="invariants"></table>
+</section>
+</div>
+<div class="cols">
+<section aria-labelledby="needed-h">
+<h3 id="needed-h">Protections this run needed</h3>
+<ul class="plain" id="needed"></ul>
+</section>
+<section aria-labelledby="flips-h">
+<h3 id="flips-h">One change at a time</h3>
+<p class="flip-summary" id="flip-summary"></p>
+<ul class="plain" id="flips"></ul>
+</section>
+</div>
+<details open><summary>Tick by tick</summary><ol class="story" id="story"></ol></details>
+</main>
+</div>
+<footer>
+<p>Counts, ticks and model calls are properties of this small construction, not measurements of any engine.
+The @@RUNS@@ combinations are exhaustive over these settings, not over arbitrary interleavings or crash points.
+The link in the address bar reproduces this view.</p>
+</footer>
+<script type="application/json" id="sweep-data">@@DATA@@</script>
+<script>@@JS@@</script>
+</body>
+</html>
+"""
+
+_JS = r"""
+(function () {
+  "use strict";
+  var D = JSON.parse(document.getElementById("sweep-data").textContent);
+  var ORDER = D.order.map(function (o) { return o[0]; });
+  var VALUES = {};
+  D.order.forEach(function (o) { VALUES[o[0]] = o[1]; });
+  var PLACE = {};
+  var place = 1;
+  for (var i = ORDER.length - 1; i >= 0; i--) { PLACE[ORDER[i]] = place; place *= VALUES[ORDER[i]].length; }
+  var INV = D.invariants.map(function (x) { return x[0]; });
+  var PROT = D.protections.map(function (x) { return x[0]; });
+  var PROT_ON = {}, WORDS = {};
+  D.protections.forEach(function (p) { PROT_ON[p[0]] = p[1]; WORDS[p[0]] = p[2]; });
+  var MEANING = {};
+  D.legend.forEach(function (e) { MEANING[e[0]] = e[4]; });
+  var form = document.getElementById("switches");
+
+  function $(id) { return document.getElementById(id); }
+  function el(tag, attrs, kids) {
+    var n = document.createElement(tag);
+    if (attrs) for (var k in attrs) {
+      if (attrs[k] === null || attrs[k] === undefined) continue;
+      if (k === "class") n.className = attrs[k]; else n.setAttribute(k, attrs[k]);
+    }
+    (kids || []).forEach(function (c) {
+      if (c === null || c === undefined) return;
+      n.appendChild(typeof c === "string" || typeof c === "number" ? document.createTextNode(String(c)) : c);
+    });
+    return n;
+  }
+  function clear(n) { while (n.firstChild) n.removeChild(n.firstChild); return n; }
+  // the symbols that are small in most monospace fonts get a slightly larger glyph
+  function glyphs(text) {
+    return text.split(/([\u21ba\u2713\u2717\u25c7])/).filter(function (p) { return p; }).map(function (p) {
+      return /^[\u21ba\u2713\u2717\u25c7]$/.test(p) ? el("span", {"class": "g"}, [p]) : p;
+    });
+  }
+  function tick(t) { return t === null ? "none" : "t" + t; }
+
+  function defaults() { var c = {}; ORDER.forEach(function (n) { c[n] = VALUES[n][0]; }); return c; }
+  function runId(c) { var id = 1; ORDER.forEach(function (n) { id += VALUES[n].indexOf(c[n]) * PLACE[n]; }); return id; }
+  function comboOf(id) {
+    var c = {}, rest = id - 1;
+    for (var i = ORDER.length - 1; i >= 0; i--) {
+      var n = ORDER[i], size = VALUES[n].length;
+      c[n] = VALUES[n][rest % size]; rest = Math.floor(rest / size);
+    }
+    return c;
+  }
+  function hashOf(c) { return "#" + ORDER.map(function (n) { return n + "=" + c[n]; }).join("&"); }
+  function parseHash(h) {
+    var c = defaults();
+    h.replace(/^#/, "").split("&").forEach(function (pair) {
+      var at = pair.indexOf("=");
+      if (at < 0) return;
+      var n, v;
+      try { n = decodeURIComponent(pair.slice(0, at)); v = decodeURIComponent(pair.slice(at + 1)); } catch (e) { return; }
+      if (VALUES.hasOwnProperty(n) && VALUES[n].indexOf(v) >= 0) c[n] = v;
+    });
+    return c;
+  }
+  function linkTo(id, text) { return el("a", {href: hashOf(comboOf(id))}, [text || "run " + id]); }
+  function label(c) {
+    var d = defaults();
+    return ORDER.filter(function (n) { return c[n] !== d[n]; }).map(function (n) { return n + "=" + c[n]; });
+  }
+
+  function outcomeOf(id) {
+    var arr = D.outcomes[D.runs[id - 1][1]], o = {};
+    D.outcome_fields.forEach(function (f, k) {
+      var v = arr[k];
+      if (f === "violations") v = v.map(function (x) { return {invariant: INV[x[0]], tick: x[1]}; });
+      else if (D.outcome_nested.hasOwnProperty(f)) {
+        var obj = {}; D.outcome_nested[f].forEach(function (key, j) { obj[key] = v[j]; }); v = obj;
+      }
+      o[f] = v;
+    });
+    return o;
+  }
+  function brokenOf(o) { var b = {}; o.violations.forEach(function (v) { b[v.invariant] = v.tick; }); return b; }
+
+  // -- the swimlane -------------------------------------------------------------------
+  function drawGrid(id, grid) {
+    var rows = grid[0].map(function (r) { return D.rows[r]; });
+    var story = {};
+    grid[2].forEach(function (s) { story[s[0]] = D.texts[s[1]]; });
+    var ticks = rows.length ? rows[0][3].length : 0;
+    var head = el("tr", null, [el("th", {scope: "col", "class": "corner"}, [el("span", {"class": "sr-only"}, ["record"])])]);
+    for (var t = 0; t < ticks; t++) head.appendChild(el("th", {scope: "col", title: story[t] || null}, ["t" + t]));
+    var body = el("tbody");
+    var group = null;
+    rows.forEach(function (r) {
+      var tr = el("tr", {"data-row": r[0], "class": r[2] !== group ? "group-start g-" + r[2] : "g-" + r[2]});
+      group = r[2];
+      tr.appendChild(el("th", {scope: "row"}, [r[1]]));
+      r[3].forEach(function (ci, t) {
+        var cell = D.cells[ci], kids = [], titles = [];
+        cell[0].forEach(function (mi, k) {
+          var m = D.marks[mi];
+          if (k) kids.push(" ");  // marks are separated as in the terminal: "i P1"
+          kids.push(el("span", {"class": "m k-" + m[1]}, glyphs(m[0])));
+          titles.push(m[0] + ": " + (MEANING[m[2]] || m[2]));
+        });
+        if (cell[1]) titles.push("broke " + cell[1].map(function (k) { return INV[k]; }).join(", "));
+        tr.appendChild(el("td", {title: titles.length ? titles.join("; ") : null}, kids));
+      });
+      body.appendChild(tr);
+    });
+    var table = el("table", {"class": "lane", id: "lane"}, [
+      el("caption", {"class": "sr-only"}, ["Swimlane of run " + id + ": one row per kind of record, one column per tick"]),
+      el("thead", null, [head]), body]);
+    clear($("grid-box")).appendChild(table);
+
+    var legend = clear($("legend")), groups = [], byGroup = {};
+    grid[1].forEach(function (li) {
+      var e = D.legend[li];
+      if (!byGroup[e[1]]) { byGroup[e[1]] = []; groups.push(e[1]); }
+      byGroup[e[1]].push(e);
+    });
+    groups.forEach(function (g) {
+      legend.appendChild(el("dt", null, [g]));
+      legend.appendChild(el("dd", null, byGroup[g].map(function (e) {
+        return el("span", {"data-legend": e[0]}, [el("span", {"class": "sym k-" + e[3]}, glyphs(e[2])), e[4]]);
+      })));
+    });
+
+    var ol = clear($("story"));
+    grid[2].forEach(function (s) {
+      ol.appendChild(el("li", null, [el("span", {"class": "t"}, ["t" + s[0]]), el("span", null, [D.texts[s[1]]])]));
+    });
+  }
+
+  // -- figures ------------------------------------------------------------------------
+  function fact(name, kids) { return el("tr", null, [el("th", {scope: "row"}, [name]), el("td", null, kids)]); }
+  function val(field, text) { return el("span", {"data-field": field}, [String(text)]); }
+
+  function drawOutcome(o, sections) {
+    var by = o.model_calls_by_attempt.map(function (n, k) { return "#" + (k + 1) + " " + n; }).join(", ");
+    var nl = o.newsletter, letter;
+    if (nl.start_tick === null) letter = [val("newsletter.start_tick", "never"), " started"];
+    else letter = ["started ", val("newsletter.start_tick", tick(nl.start_tick)), " on ",
+                   val("newsletter.digest", nl.digest), ", quoting ",
+                   val("newsletter.quoted_revenue", nl.quoted_revenue), " million"];
+    var t = clear($("outcome"));
+    [
+      fact("model calls", [val("model_calls", o.model_calls), " (", val("model_calls_by_attempt", by),
+                           "; minimum " + sections + ")"]),
+      fact("steps restored", [val("steps_restored", o.steps_restored)]),
+      fact("stale writes", [val("stale_writes_rejected", o.stale_writes_rejected), " rejected, ",
+                            val("stale_writes_applied", o.stale_writes_applied), " applied"]),
+      fact("posts applied", [val("posts_applied", o.posts_applied)]),
+      fact("first acceptance", [val("first_accepted_tick", tick(o.first_accepted_tick)),
+                                el("span", {"class": "why"}, ["of a digest built from the final report"])]),
+      fact("confirmed", [val("confirmed_tick", tick(o.confirmed_tick)),
+                         el("span", {"class": "why"}, ["its announcement confirmed"])]),
+      fact("newsletter", letter),
+      fact("finished", [val("finished", o.finished ? "yes" : "no"),
+                        el("span", {"class": "why"}, ["an accepted digest of the final report, announcement confirmed"])]),
+      fact("last tick", [val("last_tick", tick(o.last_tick)), o.horizon_reached ? " (horizon reached)" : ""])
+    ].forEach(function (r) { t.appendChild(r); });
+  }
+
+  function drawInvariants(o, grid, c) {
+    var broken = brokenOf(o), why = {};
+    grid[3].forEach(function (v) { why[INV[v[0]]] = {event: D.texts[v[2]], why: D.texts[v[3]]}; });
+    var t = clear($("invariants"));
+    D.invariants.forEach(function (x) {
+      var name = x[0], guard = x[2], b = broken.hasOwnProperty(name);
+      var on = c[guard] === PROT_ON[guard];
+      var cell = [el("span", {"class": "verdict " + (b ? "bad" : "ok"), "data-verdict": b ? "broke" : "holds",
+                              "data-tick": b ? String(broken[name]) : null},
+                     [b ? "broke at t" + broken[name] : "holds"]),
+                  el("span", {"class": "why"}, [x[1]])];
+      if (b && why[name]) {
+        cell.push(el("span", {"class": "why"}, ["t" + broken[name] + " " + why[name].event]));
+        cell.push(el("span", {"class": "why"}, ["why: " + why[name].why]));
+      }
+      cell.push(el("span", {"class": "why"}, ["guarded by " + WORDS[guard] + (on ? " (on here)" : " (off here: " + guard + "=" + c[guard] + ")")]));
+      var tr = fact(name, cell);
+      tr.setAttribute("data-invariant", name);
+      t.appendChild(tr);
+    });
+  }
+
+  function drawNeeded(id, c) {
+    var run = D.runs[id - 1], ul = clear($("needed")), seen = {};
+    run[2].forEach(function (n) {
+      var p = PROT[n[0]], needed = !!n[1];
+      seen[p] = true;
+      var parts = n[2].map(function (w) {
+        var value = VALUES[p][w[0]];
+        var more = w[2].map(function (k) { return INV[k]; });
+        return [p + "=" + value + " (", linkTo(w[1]), ") " + (more.length ? "breaks " + more.join(", ") : "breaks nothing more")];
+      });
+      var kids = [el("strong", {"class": needed ? "brk" : "same"}, [needed ? "needed: " : "on, not needed here: "]),
+                  WORDS[p] + ". Weakened alone: "];
+      parts.forEach(function (part, k) { if (k) kids.push("; "); kids.push.apply(kids, part); });
+      ul.appendChild(el("li", {"data-protection": p, "data-needed": String(needed)}, kids));
+    });
+    PROT.forEach(function (p) {
+      if (seen[p]) return;
+      ul.appendChild(el("li", {"data-protection": p, "data-needed": "off"},
+        [el("strong", {"class": "same"}, ["off here: "]), WORDS[p] + " (" + p + "=" + c[p] + ")."]));
+    });
+    run[3].forEach(function (x) {
+      var name = INV[x[0]], kids = [el("strong", {"class": "brk"}, [name + ": "])];
+      if (!x[1].length) kids.push("no single protection switched on would have prevented it.");
+      else {
+        kids.push("prevented by switching on ");
+        x[1].forEach(function (b, k) {
+          if (k) kids.push(" or ");
+          kids.push(PROT[b[0]] + "=" + PROT_ON[PROT[b[0]]] + " alone (");
+          kids.push(linkTo(b[1])); kids.push(")");
+        });
+        kids.push(".");
+      }
+      ul.appendChild(el("li", {"data-prevented": name}, kids));
+    });
+  }
+
+  function drawFlips(id, o, c) {
+    var broken = brokenOf(o), ul = clear($("flips")), fixes = [], breaks = [];
+    ORDER.forEach(function (n) {
+      var here = VALUES[n].indexOf(c[n]);
+      VALUES[n].forEach(function (v, k) {
+        if (k === here) return;
+        var other = id + (k - here) * PLACE[n], oo = outcomeOf(other), ob = brokenOf(oo);
+        var fixed = Object.keys(broken).filter(function (x) { return !ob.hasOwnProperty(x); });
+        var added = Object.keys(ob).filter(function (x) { return !broken.hasOwnProperty(x); });
+        var kids = [linkTo(other, n + "=" + v), " (run " + other + "): "];
+        if (fixed.length) kids.push(el("span", {"class": "fix"}, ["fixes " + fixed.join(", ")]));
+        if (fixed.length && added.length) kids.push("; ");
+        if (added.length) kids.push(el("span", {"class": "brk"}, ["breaks " + added.map(function (x) { return x + " (t" + ob[x] + ")"; }).join(", ")]));
+        if (!fixed.length && !added.length) kids.push(el("span", {"class": "same"}, ["same verdicts"]));
+        var notes = [];
+        var dc = oo.model_calls - o.model_calls;
+        if (dc) notes.push((dc > 0 ? "+" : "") + dc + " model call" + (Math.abs(dc) === 1 ? "" : "s"));
+        if (oo.finished !== o.finished) notes.push(oo.finished ? "finishes" : "no longer finishes");
+        if (notes.length) kids.push(", " + notes.join(", "));
+        var clean = Object.keys(ob).length === 0;
+        var li = el("li", {"data-flip": n + "=" + v, "data-run": String(other),
+                           "data-effect": fixed.length && clean ? "fixes" : added.length ? "breaks" : fixed.length ? "helps" : "same"}, kids);
+        ul.appendChild(li);
+        if (fixed.length && clean) fixes.push(n + "=" + v);
+        if (added.length) breaks.push(n + "=" + v);
+      });
+    });
+    var s = $("flip-summary");
+    if (Object.keys(broken).length) {
+      s.textContent = fixes.length ? "One change that fixes every broken invariant: " + fixes.join(" or ") + "."
+                                   : "No single change fixes every broken invariant here; see what each change does below.";
+    } else {
+      s.textContent = breaks.length ? "Every invariant holds. One change that breaks one: " + breaks.join(", ") + "."
+                                    : "Every invariant holds, and no single change breaks one.";
+    }
+  }
+
+  function drawScenario(c) {
+    var box = clear($("scenario"));
+    var buttons = document.querySelectorAll("button[data-preset]");
+    for (var i = 0; i < buttons.length; i++) {
+      var p = D.presets[+buttons[i].getAttribute("data-preset")];
+      var match = ORDER.every(function (n) { return p.switches[n] === c[n]; });
+      buttons[i].setAttribute("aria-pressed", String(match));
+      if (match) box.appendChild(el("p", {"class": "scenario"}, [el("strong", null, ["Scenario " + p.name + ": "]), p.description]));
+    }
+  }
+
+  function render(c) {
+    var id = runId(c), run = D.runs[id - 1], grid = D.grids[run[0]], o = outcomeOf(id);
+    document.getElementById("run").setAttribute("data-run", String(id));
+    $("run-title").textContent = "Run " + id + " of " + D.runs.length;
+    var l = label(c);
+    $("run-switches").textContent = l.length ? "Differs from the worked example in: " + l.join(", ") + "."
+                                             : "The worked example: every switch at its first value, all protections on.";
+    $("run-command").textContent = ["sim trace main"].concat(l.map(function (x) { return "--set " + x; })).join(" ");
+    var badges = clear($("badges")), nb = o.violations.length;
+    badges.appendChild(el("span", {"class": "badge " + (nb ? "bad" : "ok")},
+      [nb ? nb + " invariant" + (nb > 1 ? "s" : "") + " broken" : "all invariants hold"]));
+    badges.appendChild(el("span", {"class": "badge " + (o.finished ? "ok" : "warn")}, [o.finished ? "finished" : "not finished"]));
+    var sections = grid[0].filter(function (r) { return D.rows[r][2] === "journal"; }).length;
+    drawScenario(c);
+    drawGrid(id, grid);
+    drawOutcome(o, sections);
+    drawInvariants(o, grid, c);
+    drawNeeded(id, c);
+    drawFlips(id, o, c);
+    document.title = "Run " + id + (l.length ? " (" + l.join(" ") + ")" : " (the worked example)") + " \u2014 One task, three interruptions";
+  }
+
+  function readControls() {
+    var c = {};
+    ORDER.forEach(function (n) {
+      var checked = form.querySelector("input[name='" + n + "']:checked");
+      c[n] = checked ? checked.value : VALUES[n][0];
+    });
+    return c;
+  }
+  function setControls(c) {
+    var inputs = form.querySelectorAll("input[type=radio]");
+    for (var i = 0; i < inputs.length; i++) inputs[i].checked = c[inputs[i].name] === inputs[i].value;
+  }
+  function show(c) {
+    var h = hashOf(c);
+    if (location.hash !== h) location.hash = h;  // hashchange draws it
+    else { setControls(c); render(c); }
+  }
+  form.addEventListener("change", function () { show(readControls()); });
+  form.addEventListener("submit", function (e) { e.preventDefault(); });
+  document.querySelector(".preset-buttons").addEventListener("click", function (e) {
+    var b = e.target.closest("button[data-preset]");
+    if (b) show(D.presets[+b.getAttribute("data-preset")].switches);
+  });
+  window.addEventListener("hashchange", function () { var c = parseHash(location.hash); setControls(c); render(c); });
+  var start = parseHash(location.hash);
+  setControls(start);
+  render(start);
+  document.documentElement.setAttribute("data-ready", "true");
+})();
+"""
+
+
+__all__ = ["FORMAT", "decode", "encode", "presets", "render_explainer"]
