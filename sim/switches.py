@@ -166,6 +166,22 @@ def parse_assignments(pairs: tuple[str, ...] | list[str], source: str = "--set")
     return out
 
 
+def for_own_schedules(values: dict[str, str], command: str) -> Switches:
+    """Switches for a command that makes its own fault schedules (`sim explore`, `sim check`).
+
+    `silent`, `change` and `post_death` only describe the worked example's fixed faults,
+    which such a command replaces, so setting one of them is refused rather than ignored.
+    """
+    for name in values:
+        if name in EVENTS:
+            allowed = ", ".join(n for n in SWITCHES if n not in EVENTS)
+            raise SwitchError(
+                f"--set {name}: sim {command} makes its own fault schedules (silences, report "
+                f"changes, poster deaths), so {', '.join(EVENTS)} do not apply; set only {allowed}"
+            )
+    return Switches().with_values(values)
+
+
 def combinations() -> Iterator[Switches]:
     """The 864 combinations of the eight swept switches, in the fixed sweep order."""
     enums = [SWITCHES[name] for name in SWEPT]

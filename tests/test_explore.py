@@ -273,11 +273,10 @@ def test_bad_input_exits_2(args: tuple[str, ...], capsys: pytest.CaptureFixture[
     assert code == 2
 
 
-def test_event_switches_are_ignored_with_a_note(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+def test_event_switches_are_refused(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     code, out, err = sim(capsys, "explore", "--set", "silent=crashed", "--seed", "1", "--examples", "50", "--out", str(tmp_path))
-    assert code == 0
-    assert "ignoring --set silent" in err
-    assert "all protections on" in out
+    assert code == 2 and out == ""
+    assert "--set silent: sim explore makes its own fault schedules" in err
 
 
 def test_no_seed_means_a_fresh_seed_that_is_printed(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

@@ -22,7 +22,7 @@ from sim.explore import (
     explore as run_search,
 )
 from sim.invariants import BY_NAME, GUARDED_BY, NAMES
-from sim.switches import EVENTS, PROTECTIONS, Switches, parse_assignments
+from sim.switches import PROTECTIONS, for_own_schedules, parse_assignments
 
 DEFAULT_OUT = Path("reports/counterexamples")
 
@@ -44,16 +44,7 @@ def explore(examples: int, seed: int | None, sets: tuple[str, ...], max_faults: 
     `sim trace FILE --check` replays. Exit status 1 when an invariant whose protection is on
     broke; 0 otherwise (an invariant broken with its protection switched off is expected).
     """
-    values = parse_assignments(sets)
-    ignored = [name for name in EVENTS if name in values]
-    if ignored:
-        click.echo(
-            f"sim explore: ignoring --set {', '.join(ignored)}: the drawn schedules replace the "
-            "faults these switches describe",
-            err=True,
-        )
-        values = {k: v for k, v in values.items() if k not in ignored}
-    switches = Switches().with_values(values)
+    switches = for_own_schedules(parse_assignments(sets), "explore")
     if seed is None:
         seed = secrets.randbelow(2**32)
     bounds = Bounds(max_faults=max_faults)

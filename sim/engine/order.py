@@ -43,5 +43,6 @@ class At(Event):
         env.schedule(self, priority, tick - env.now)  # type: ignore[arg-type]
 
 
-def at(env: Environment, tick: int, priority: int) -> At:
-    return At(env, tick, priority)
+#: `at(env, tick, priority)` schedules an `At` event. It is the class itself rather than a
+#: wrapper function: one Python call less per event (`sim check` runs the engine millions of times).
+at = At

@@ -12,6 +12,8 @@ from sim.schedule import DeathPoint, Schedule, Silence
 from sim.switches import Checkpoints, Fencing, Gate, Pins, Switches
 from sim.trace import Event, Kind, Trace
 
+_new_event = tuple.__new__
+
 
 class World:
     def __init__(self, switches: Switches, schedule: Schedule) -> None:
@@ -43,6 +45,7 @@ class World:
         self.fired: set[Silence] = set()
         self.deaths = {d.nth: d.point for d in schedule.poster_deaths}
         self.duplicates = {d.nth for d in schedule.duplicate_deliveries}
+        self.last_change_at = max((c.at for c in schedule.changes), default=-1)
         # the trace
         self.events: list[Event] = []
         self.last_tick = 0
@@ -52,7 +55,8 @@ class World:
 
     # -- logging -----------------------------------------------------------------------
     def log(self, tick: int, kind: Kind, attempt: int | None, detail: dict[str, Any]) -> None:
-        self.events.append(Event(tick, kind, attempt, detail))
+        # tuple.__new__ builds the same Event without the NamedTuple's Python-level __new__
+        self.events.append(_new_event(Event, (tick, kind, attempt, detail)))
 
     # -- the input -----------------------------------------------------------------------
     def change_report(self, sections: tuple[int, ...]) -> None:
@@ -69,7 +73,7 @@ class World:
         })  # fmt: skip
 
     def pending_changes(self, tick: int) -> bool:
-        return any(c.at > tick for c in self.schedule.changes)
+        return tick < self.last_change_at  # the same as any(c.at > tick for c in changes)
 
     # -- faults ------------------------------------------------------------------------
     def silence_at(self, attempt: int, tick: int) -> Silence | None:

@@ -1,0 +1,213 @@
+"""`sim check`: every fault schedule inside a bound, exhaustively (sim/check.py does the work)."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from concurrent.futures import Executor, ProcessPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import click
+from tabulate import tabulate  # type: ignore[import-untyped]
+
+from sim import check as checker
+from sim.commands.common import emit_json, set_option
+from sim.invariants import NAMES
+from sim.switches import EVENTS, Checkpoints, parse_assignments
+
+DEFAULT_OUT = Path("reports/counterexamples/check")
+
+
+@click.command()
+@click.option("--max-faults", "-k", type=click.IntRange(0), default=checker.DEFAULT_MAX_FAULTS,
+              show_default=True, help="The most faults in one schedule.")  # fmt: skip
+@click.option("--horizon", "-t", type=click.IntRange(1, checker.SETTING.horizon - 1),
+              default=checker.DEFAULT_HORIZON, show_default=True,
+              help="Every fault takes effect (and every pause wakes) at a tick <= this.")  # fmt: skip
+@set_option
+@click.option("--protections", "-p", default="all", show_default=True, metavar="all|each|SET",
+              help="all: all protections on; each: all-on and each single weakening (the sweep's six); "
+              "SET: a comma list such as all-on,fencing=off,key=none+rule=any-accepted.")  # fmt: skip
+@click.option("--workers", "-j", type=click.IntRange(1), default=None,
+              help="Worker processes (default: the CPUs this process may use). Results do not depend on it.")  # fmt: skip
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=DEFAULT_OUT,
+              show_default=True, help="Where the counterexample scenario files (and check.json) go.")  # fmt: skip
+def check(max_faults: int, horizon: int, sets: tuple[str, ...], protections: str, workers: int | None,
+          as_json: bool, out: Path) -> int:  # fmt: skip
+    """Check every invariant on every fault schedule within a bound.
+
+    The enumerated faults replace the worked example's fixed ones (attempt #1 silent at t3,
+    the correction at t4, the first poster's death); its setting stays: 4 sections, first
+    token 41, 2 missed heartbeats, the newsletter ready at t12. `--set` changes the other
+    switches; unless it sets `checkpoints`, both per-step and end-only are checked.
+    """
+    bound = checker.Bound(max_faults=max_faults, horizon=horizon)
+    values = parse_assignments(sets)
+    base = checker.base_switches(values)
+    modes = [base.checkpoints] if "checkpoints" in values else list(Checkpoints)
+    configs = checker.configurations(base, protections, modes)
+    workers = workers or _cpus()
+    started = time.perf_counter()
+    with _progress(enabled=sys.stderr.isatty()) as progress, _executor(workers) as executor:
+        results = checker.check(configs, bound, executor=executor, workers=workers, progress=progress)
+    seconds = time.perf_counter() - started
+    _clear_old(out)
+    files = {
+        (r.protections, r.checkpoints, name): checker.counterexample_file(r, example, out)
+        for r in results
+        for name, example in r.counterexamples.items()
+    }
+    document = _document(bound, results, files)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "check.json").write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
+    if as_json:
+        emit_json(document)
+        click.echo(_bound_line(bound, results, seconds, workers), err=True)
+    else:
+        _render(bound, results, files, seconds, workers)
+    all_on_broken = any(r.broken for r in results if r.protections == "all-on")
+    return 1 if all_on_broken else 0
+
+
+def _cpus() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def _executor(workers: int) -> Executor:
+    return checker.InlineExecutor() if workers == 1 else ProcessPoolExecutor(max_workers=workers)
+
+
+def _document(bound: checker.Bound, results: list[checker.Result],
+              files: dict[tuple[str, str, str], Path]) -> dict[str, Any]:  # fmt: skip
+    return {
+        "bound": {
+            **bound.to_json(),
+            # the base switches (the fault switches are replaced by the enumeration; each
+            # row names its own protections and checkpoints)
+            "switches": {
+                name: value
+                for name, value in (results[0].switches.as_dict() if results else {}).items()
+                if name not in EVENTS and name != "checkpoints"
+            },
+            "checkpoints": sorted({r.checkpoints for r in results}, key=[c.value for c in Checkpoints].index),
+        },
+        "results": [
+            {
+                "protections": r.protections,
+                "checkpoints": r.checkpoints,
+                "schedules": r.schedules,
+                "distinct_traces": r.distinct_traces,
+                "violations": dict(r.violations),
+                "verdict": "broken" if r.broken else "holds",
+                "counterexamples": {
+                    name: str(files[(r.protections, r.checkpoints, name)]) for name in r.counterexamples
+                },
+            }
+            for r in results
+        ],
+    }
+
+
+def _render(bound: checker.Bound, results: list[checker.Result], files: dict[tuple[str, str, str], Path],
+            seconds: float, workers: int) -> None:  # fmt: skip
+    headers = ["protections", "checkpoints", "schedules", "distinct", *NAMES, "verdict"]
+    rows = [
+        [
+            r.protections,
+            r.checkpoints,
+            r.schedules,
+            r.distinct_traces,
+            *[f"{r.violations[name]:,}" if r.violations[name] else "-" for name in NAMES],
+            "holds within the bound" if not r.broken else "broken",
+        ]
+        for r in results
+    ]
+    align = ("left", "left", "right", "right", *["right"] * len(NAMES), "left")
+    click.echo(tabulate(rows, headers=headers, tablefmt="simple", intfmt=",", colalign=align))
+    broken = [r for r in results if r.broken]
+    if broken:
+        click.echo()
+        click.echo("shortest counterexamples (sim trace FILE --check replays each):")
+        for r in broken:
+            for name, example in r.counterexamples.items():
+                click.echo(f"  {r.protections} {r.checkpoints}: {name} at t{example.tick} <- {example.describe()}")
+                click.echo(f"      {files[(r.protections, r.checkpoints, name)]}")
+    hits = sum(r.horizon_reached for r in results)
+    if hits:
+        click.echo(f"warning: {hits} run(s) reached the engine's {checker.SETTING.horizon}-tick horizon guard")
+    click.echo()
+    click.echo(_bound_line(bound, results, seconds, workers))
+
+
+def _bound_line(bound: checker.Bound, results: list[checker.Result], seconds: float, workers: int) -> str:
+    total = sum(r.schedules for r in results)
+    return (
+        f"bound checked: {bound.describe()}, under {len(results)} configuration(s): "
+        f"{total:,} schedules in {seconds:.1f} s ({total / max(seconds, 1e-9):,.0f}/s, {workers} worker(s))"
+    )
+
+
+class _progress:
+    """A progress bar on the terminal (stderr) with rate and ETA; nothing when not a TTY."""
+
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled
+        self.bar: Any = None
+        self.task: Any = None
+
+    def __enter__(self) -> checker.Progress | None:
+        if not self.enabled:
+            return None
+        from rich.console import Console
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeRemainingColumn,
+        )
+
+        self.bar = Progress(
+            TextColumn("checking"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("schedules (total estimated)"),
+            TextColumn("{task.fields[rate]}"),
+            TextColumn("ETA"),
+            TimeRemainingColumn(),
+            console=Console(stderr=True),
+            transient=True,
+        )
+        self.bar.__enter__()
+        self.task = self.bar.add_task("check", total=None, rate="")
+        started = time.perf_counter()
+
+        def update(done: int, total: int) -> None:
+            rate = done / max(time.perf_counter() - started, 1e-9)
+            self.bar.update(self.task, completed=done, total=max(total, done), rate=f"{rate:,.0f}/s")
+
+        return update
+
+    def __exit__(self, *exc: object) -> None:
+        if self.bar is not None:
+            self.bar.__exit__(*exc)
+
+
+def _clear_old(out: Path) -> None:
+    """Remove counterexample files an earlier `sim check` wrote here (and nothing else)."""
+    if not out.is_dir():
+        return
+    for path in out.glob("*.toml"):
+        try:
+            first = path.read_text(encoding="utf-8").split("\n", 1)[0]
+        except OSError:
+            continue
+        if first.startswith('description = "sim check counterexample'):
+            path.unlink()

@@ -1,0 +1,239 @@
+"""`sim check`: the bounded walk, its pinned counts, sharding, counterexamples and the CLI."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import subprocess
+import sys
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from sim import check as checker
+from sim.check import (
+    Bound,
+    Config,
+    InlineExecutor,
+    Job,
+    check,
+    configurations,
+    run_job,
+    schedule_of,
+)
+from sim.cli import main
+from sim.errors import ScheduleError
+from sim.switches import Checkpoints, Switches
+
+ALL_ON = Config("all-on", Switches())
+
+
+def walk(config: Config, bound: Bound) -> list[checker.Code]:
+    """Every schedule the walk runs, in the fixed (one-worker) order."""
+    order: list[checker.Code] = []
+    stack: list[checker.Code] = [()]
+    while stack:
+        code = stack.pop()
+        order.append(code)
+        result = run_job(Job(config.switches, bound, (code,)))
+        stack.extend(reversed(result.children))
+    return order
+
+
+def brute_force(config: Config, bound: Bound, attempts: int = 4, nth: int = 3) -> set[frozenset[checker.Fault]]:
+    """Every schedule of a static fault alphabet that is valid, whose faults all fire and
+    whose deaths and duplicates happen by the horizon: what the walk must visit."""
+    t_max = bound.horizon
+    alphabet: list[checker.Fault] = []
+    for k in range(1, attempts + 1):
+        for at in range(k, t_max + 1):
+            alphabet += [(checker.SILENCE, k, at, wake) for wake in (0, *range(at + 1, t_max + 1))]
+    alphabet += [(checker.CHANGE, t, s) for t in range(t_max + 1) for s in checker.SECTION_SETS]
+    alphabet += [(checker.DEATH, n, p) for n in range(1, nth + 1) for p in range(len(checker.POINTS))]
+    alphabet += [(checker.DUPLICATE, n) for n in range(1, nth + 1)]
+    found = set()
+    for size in range(bound.max_faults + 1):
+        for combo in itertools.combinations(alphabet, size):
+            try:
+                schedule_of(combo)
+            except ScheduleError:
+                continue
+            world = checker._Recording(config.switches, schedule_of(combo))
+            trace = world.run()
+            if trace.unfired:
+                continue
+            ticks = {(what, arg): tick for tick, _, what, arg in world.consults}
+            late = any(
+                ticks[(checker._CONSULT_POST if f[0] == checker.DEATH else checker._CONSULT_SEND, f[1])] > t_max
+                for f in combo
+                if f[0] in (checker.DEATH, checker.DUPLICATE)
+            )
+            if not late:
+                found.add(frozenset(combo))
+    return found
+
+
+@pytest.mark.parametrize(
+    "switches",
+    [Switches(), Switches().with_values({"fencing": "off", "checkpoints": "end-only", "key": "none"})],
+    ids=["all-on", "fencing-off-end-only"],
+)
+def test_walk_visits_exactly_the_schedules_whose_faults_all_fire(
+    switches: Switches, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a smaller change alphabet keeps the brute force quick; the walk reads the same one
+    monkeypatch.setattr(checker, "SECTION_SETS", ((2,), (1, 3)))
+    config, bound = Config("x", switches), Bound(max_faults=2, horizon=8)
+    order = walk(config, bound)
+    assert len(order) == len(set(order)), "a schedule was visited twice"
+    assert {frozenset(code) for code in order} == brute_force(config, bound)
+
+
+def test_pinned_counts_for_one_fault() -> None:
+    configs = configurations(Switches(), "each", [Checkpoints.PER_STEP])
+    results = check(configs, Bound(max_faults=1, horizon=12))
+    assert [(r.protections, r.schedules, r.distinct_traces, r.verdict) for r in results] == [
+        ("all-on", 263, 263, "holds"),
+        ("fencing=off", 263, 263, "broken"),
+        ("pins=off", 263, 263, "broken"),
+        ("key=per-attempt", 263, 263, "broken"),
+        ("key=none", 263, 263, "broken"),
+        ("rule=any-accepted", 263, 263, "broken"),
+        ("rule=latest-finished", 263, 263, "broken"),
+    ]
+
+
+def test_pinned_counts_for_two_faults() -> None:
+    # the schedules run and the distinct traces they produced, pinned like stateright's state
+    # counts; the 90 duplicates are pauses whose attempt was refused before its wake tick
+    (result,) = check([ALL_ON], Bound(max_faults=2, horizon=8))
+    assert (result.schedules, result.distinct_traces, result.verdict) == (13388, 13298, "holds")
+
+
+def test_identical_results_for_any_number_of_workers_and_batch_size() -> None:
+    bound = Bound(max_faults=2, horizon=4)
+    configs = [ALL_ON, Config("fencing=off", Switches().with_values({"fencing": "off"}))]
+    one = check(configs, bound, executor=InlineExecutor(), workers=1)
+    assert [(r.schedules, r.distinct_traces, r.verdict) for r in one] == [
+        (3093, 3093, "holds"),
+        (3093, 3093, "broken"),
+    ]
+    assert one[1].counterexamples["stale-write"].describe() == "#1 pauses until t4 at t1"
+    with ProcessPoolExecutor(max_workers=2) as pool:
+        two = check(configs, bound, executor=pool, workers=2, batch=97)
+    assert two == one
+    assert check(configs, bound, batch=5) == one
+
+
+def test_walk_order_is_fixed() -> None:
+    order = walk(ALL_ON, Bound(max_faults=1, horizon=3))
+    assert order[:3] == [(), ((checker.CHANGE, 0, (1,)),), ((checker.CHANGE, 0, (2,)),)]
+    # changes at t0..t3 (15 section sets each); #1 silent at t1 (crash, wake t2, t3), t2 (crash,
+    # wake t3), t3 (crash)
+    assert len(order) == 1 + 4 * 15 + 3 + 2 + 1
+
+
+def test_fingerprint_does_not_depend_on_the_hash_seed() -> None:
+    code = (
+        "from sim.check import check, Bound, Config; from sim.switches import Switches;"
+        "r = check([Config('a', Switches())], Bound(1, 6)); print(r[0].distinct_traces);"
+        "from sim.check import fingerprint; from sim.engine import run; from sim.schedule import worked_example;"
+        "print(fingerprint(run(Switches(), worked_example(Switches())).events))"
+    )
+    outputs = {
+        subprocess.run(
+            [sys.executable, "-c", code],
+            env={**os.environ, "PYTHONHASHSEED": seed},
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        for seed in ("1", "2")
+    }
+    assert len(outputs) == 1
+
+
+def test_cli_each_protection_json_and_replayable_counterexamples(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "check"
+    args = ["check", "-k", "1", "-t", "10", "--protections", "each", "--set", "checkpoints=per-step"]
+    code = main([*args, "--workers", "1", "--json", "--out", str(out)])
+    captured = capsys.readouterr()
+    assert code == 0
+    doc = json.loads(captured.out)
+    assert set(doc) == {"bound", "results"}
+    assert doc["bound"]["max_faults"] == 1 and doc["bound"]["horizon"] == 10
+    rows = {r["protections"]: r for r in doc["results"]}
+    assert list(rows) == ["all-on", "fencing=off", "pins=off", "key=per-attempt", "key=none",
+                          "rule=any-accepted", "rule=latest-finished"]  # fmt: skip
+    for row in doc["results"]:
+        assert set(row) == {"protections", "checkpoints", "schedules", "distinct_traces", "violations",
+                            "verdict", "counterexamples"}  # fmt: skip
+        assert row["checkpoints"] == "per-step" and row["schedules"] == 219
+    assert rows["all-on"]["verdict"] == "holds" and rows["all-on"]["counterexamples"] == {}
+    expected = {
+        "fencing=off": {"stale-write"},
+        "pins=off": {"wrong-acceptance", "misused-dependant"},
+        "key=per-attempt": {"duplicate-effect"},
+        "key=none": {"duplicate-effect"},
+        "rule=any-accepted": {"misused-dependant"},
+        "rule=latest-finished": {"misused-dependant"},
+    }
+    for label, broken in expected.items():
+        assert rows[label]["verdict"] == "broken"
+        assert set(rows[label]["counterexamples"]) == broken
+        for path in rows[label]["counterexamples"].values():
+            assert main(["trace", path, "--check"]) == 0, path
+    capsys.readouterr()
+    assert json.loads((out / "check.json").read_text()) == doc
+    # the same with two workers
+    assert main([*args, "--workers", "2", "--json", "--out", str(tmp_path / "two")]) == 0
+    assert json.loads(capsys.readouterr().out)["results"] == [
+        {**row, "counterexamples": {k: v.replace(str(out), str(tmp_path / "two")) for k, v in row["counterexamples"].items()}}
+        for row in doc["results"]
+    ]
+
+
+def test_cli_human_output_ends_with_the_bound(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["check", "-k", "1", "-t", "4", "-j", "1", "--out", str(tmp_path)]) == 0
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert "holds within the bound" in lines[2]
+    assert lines[-1].startswith("bound checked: every schedule of up to 1 fault(s)")
+    assert "by t4" in lines[-1]
+
+
+def test_cli_exits_1_when_all_on_breaks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                        capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    real = checker.check
+
+    def broken(*args: object, **kwargs: object) -> list[checker.Result]:
+        results = real(*args, **kwargs)  # type: ignore[arg-type]
+        fake = checker.Counterexample("stale-write", ((checker.CHANGE, 2, (2,)),), 2)
+        return [
+            checker.Result(
+                r.config, r.schedules, r.distinct_traces, {**r.violations, "stale-write": 1}, {"stale-write": fake}, 0
+            )
+            for r in results
+        ]
+
+    monkeypatch.setattr(checker, "check", broken)
+    assert main(["check", "-k", "0", "-j", "1", "--out", str(tmp_path)]) == 1
+    assert "broken" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--set", "change=never"],
+        ["--set", "fencing=maybe"],
+        ["--protections", "fencing=maybe"],
+        ["--protections", "checkpoints=end-only"],
+        ["--horizon", "0"],
+        ["--max-faults", "-1"],
+    ],
+)
+def test_cli_bad_input_exits_2(args: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["check", "-k", "0", "-j", "1", "--out", str(tmp_path), *args]) == 2
