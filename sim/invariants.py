@@ -1,85 +1,100 @@
 """The invariants of SPEC.md section 6: a registry of named checks over a trace.
 
-Each check returns the first tick the invariant broke, or None. The checks read ground
-truth from the trace (what each digest was really built from, which report was current),
-never the model's own belief, so they also catch what a switched-off protection hides.
+Each check yields the index of every trace event that breaks its invariant, in trace order;
+the first one gives the tick the invariant broke. The verdicts (`violations`) and the
+swimlane's "!" marks (`breaking_events`) both come from these generators, so there is one
+definition of each invariant. The checks read ground truth from the trace (what each digest
+was really built from, which report was current), never the model's own belief, so they
+also catch what a switched-off protection hides.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Iterator
 
 from sim.trace import Kind, Trace
+
+
+class ReportHistory:
+    """The report content current at each tick of one trace (after that tick's input phase)."""
+
+    __slots__ = ("first", "changes")
+
+    def __init__(self, trace: Trace) -> None:
+        self.first = trace.versions[0]
+        self.changes = [
+            (e.tick, tuple(e.detail["content"])) for e in trace.events if e.kind is Kind.REPORT_CHANGED
+        ]
+
+    def at(self, tick: int) -> tuple[int, ...]:
+        content = self.first
+        for at, new in self.changes:
+            if at > tick:
+                break
+            content = new
+        return content
+
+
+Check = Callable[[Trace, ReportHistory], Iterator[int]]
 
 
 @dataclass(frozen=True, slots=True)
 class Invariant:
     name: str
     description: str
-    check: Callable[[Trace], int | None]
+    breaks: Check
+
+    def first_tick(self, trace: Trace, report: ReportHistory | None = None) -> int | None:
+        """The tick it first broke, or None when it holds."""
+        for index in self.breaks(trace, report or ReportHistory(trace)):
+            return trace.events[index].tick
+        return None
 
 
-def _report_by_tick(trace: Trace) -> Callable[[int], tuple[int, ...]]:
-    changes = [(e.tick, tuple(e.detail["content"])) for e in trace.events if e.kind is Kind.REPORT_CHANGED]
-    first = trace.versions[0]
-
-    def content_at(tick: int) -> tuple[int, ...]:
-        content = first
-        for at, new in changes:
-            if at > tick:
-                break
-            content = new
-        return content
-
-    return content_at
-
-
-def duplicate_effect(trace: Trace) -> int | None:
-    applied: dict[str, int] = {}
-    for e in trace.events:
+def duplicate_effect(trace: Trace, report: ReportHistory) -> Iterator[int]:
+    """Every post the feed applied beyond the first for one accepted digest."""
+    applied: set[str] = set()
+    for i, e in enumerate(trace.events):
         if e.kind is Kind.FEED and e.detail["answer"] == "applied":
             digest = e.detail["digest"]
-            applied[digest] = applied.get(digest, 0) + 1
-            if applied[digest] == 2:
-                return e.tick
-    return None
+            if digest in applied:
+                yield i
+            applied.add(digest)
 
 
-def stale_write(trace: Trace) -> int | None:
-    for e in trace.events:
+def stale_write(trace: Trace, report: ReportHistory) -> Iterator[int]:
+    """Every applied write whose token was below the epoch it met."""
+    for i, e in enumerate(trace.events):
         if e.kind is Kind.WRITE and e.detail["applied"] and e.detail["token"] < e.detail["epoch"]:
-            return e.tick
-    return None
+            yield i
 
 
-def wrong_acceptance(trace: Trace) -> int | None:
-    content_at = _report_by_tick(trace)
-    for e in trace.events:
-        if e.kind is Kind.ACCEPTED and tuple(e.detail["built_from"]) != content_at(e.tick):
-            return e.tick
-    return None
+def wrong_acceptance(trace: Trace, report: ReportHistory) -> Iterator[int]:
+    """Every acceptance of a digest not built from the report current at that tick."""
+    for i, e in enumerate(trace.events):
+        if e.kind is Kind.ACCEPTED and tuple(e.detail["built_from"]) != report.at(e.tick):
+            yield i
 
 
-def misused_dependant(trace: Trace) -> int | None:
-    content_at = _report_by_tick(trace)
-    for e in trace.events:
-        if e.kind is Kind.NEWSLETTER:
-            if not e.detail["accepted"] or tuple(e.detail["built_from"]) != content_at(e.tick):
-                return e.tick
-    return None
+def misused_dependant(trace: Trace, report: ReportHistory) -> Iterator[int]:
+    """The newsletter's start, if it took a digest never accepted or built from an old report."""
+    for i, e in enumerate(trace.events):
+        if e.kind is Kind.NEWSLETTER and (
+            not e.detail["accepted"] or tuple(e.detail["built_from"]) != report.at(e.tick)
+        ):
+            yield i
 
 
-def two_acceptances(trace: Trace) -> int | None:
-    content_at = _report_by_tick(trace)
+def two_acceptances(trace: Trace, report: ReportHistory) -> Iterator[int]:
+    """Every acceptance while a digest was already accepted under the same report content."""
     seen: set[tuple[int, ...]] = set()
-    for e in trace.events:
+    for i, e in enumerate(trace.events):
         if e.kind is Kind.ACCEPTED:
-            current = content_at(e.tick)
+            current = report.at(e.tick)
             if current in seen:
-                return e.tick
+                yield i
             seen.add(current)
-    return None
 
 
 INVARIANTS: tuple[Invariant, ...] = (
@@ -113,9 +128,20 @@ GUARDED_BY = {
 
 def violations(trace: Trace) -> list[tuple[str, int]]:
     """(invariant name, first tick it broke) for every broken invariant, sorted by name."""
+    report = ReportHistory(trace)
     out = []
     for name in NAMES:
-        tick = BY_NAME[name].check(trace)
+        tick = BY_NAME[name].first_tick(trace, report)
         if tick is not None:
             out.append((name, tick))
     return out
+
+
+def breaking_events(trace: Trace) -> dict[int, tuple[str, ...]]:
+    """Event index -> the invariants that event breaks (every instance, not only the first)."""
+    report = ReportHistory(trace)
+    out: dict[int, list[str]] = {}
+    for name in NAMES:
+        for index in BY_NAME[name].breaks(trace, report):
+            out.setdefault(index, []).append(name)
+    return {index: tuple(out[index]) for index in sorted(out)}

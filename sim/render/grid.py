@@ -27,7 +27,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
-from sim.invariants import BY_NAME, GUARDED_BY
+from sim.invariants import BY_NAME, GUARDED_BY, breaking_events
 from sim.render.text import describe, tick_story
 from sim.trace import Event, Kind, Trace, revenue
 
@@ -233,36 +233,8 @@ def section_version(trace: Trace, section: int, revision: int) -> int:
 
 
 def breaks(trace: Trace) -> dict[int, tuple[str, ...]]:
-    """Event index -> the invariants that event breaks (every instance, not only the first).
-
-    The predicates restate SPEC.md section 6 event by event; `sim.invariants` reports the
-    first tick of each, and a test keeps the two in step over the 864 runs.
-    """
-    out: dict[int, list[str]] = {}
-    applied: dict[str, int] = {}
-    accepted_for: set[tuple[int, ...]] = set()
-    for i, e in enumerate(trace.events):
-        d = e.detail
-        names: list[str] = []
-        if e.kind is Kind.WRITE and d["applied"] and d["token"] < d["epoch"]:
-            names.append("stale-write")
-        elif e.kind is Kind.ACCEPTED:
-            current = trace.content_at(e.tick)
-            if tuple(d["built_from"]) != current:
-                names.append("wrong-acceptance")
-            if current in accepted_for:
-                names.append("two-acceptances")
-            accepted_for.add(current)
-        elif e.kind is Kind.NEWSLETTER:
-            if not d["accepted"] or tuple(d["built_from"]) != trace.content_at(e.tick):
-                names.append("misused-dependant")
-        elif e.kind is Kind.FEED and d["answer"] == "applied":
-            applied[d["digest"]] = applied.get(d["digest"], 0) + 1
-            if applied[d["digest"]] > 1:
-                names.append("duplicate-effect")
-        if names:
-            out[i] = names
-    return {i: tuple(names) for i, names in out.items()}
+    """Event index -> the invariants that event breaks (every instance, not only the first)."""
+    return breaking_events(trace)
 
 
 class _Builder:
