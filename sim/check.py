@@ -174,8 +174,9 @@ def describe_fault(fault: Fault) -> str:
     if kind == CHANGE:
         return f"report change at t{fault[1]} (sections {', '.join(map(str, fault[2]))})"
     if kind == SILENCE:
-        how = "crashes" if not fault[3] else f"pauses until t{fault[3]}"
-        return f"#{fault[1]} {how} at t{fault[2]}"
+        if not fault[3]:
+            return f"#{fault[1]} crashes at t{fault[2]}"
+        return f"#{fault[1]} pauses at t{fault[2]} until t{fault[3]}"
     if kind == DEATH:
         return f"poster of post {fault[1]} dies {POINTS[fault[2]].value.replace('-', ' ')}"
     return f"send {fault[1]} delivered twice"

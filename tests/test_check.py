@@ -120,7 +120,7 @@ def test_identical_results_for_any_number_of_workers_and_batch_size() -> None:
         (3093, 3093, "holds"),
         (3093, 3093, "broken"),
     ]
-    assert one[1].counterexamples["stale-write"].describe() == "#1 pauses until t4 at t1"
+    assert one[1].counterexamples["stale-write"].describe() == "#1 pauses at t1 until t4"
     with ProcessPoolExecutor(max_workers=2) as pool:
         two = check(configs, bound, executor=pool, workers=2, batch=97)
     assert two == one
