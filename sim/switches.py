@@ -12,7 +12,7 @@ import dataclasses
 import itertools
 from dataclasses import dataclass
 from enum import Enum
-from typing import Iterator
+from typing import Any, Iterator
 
 from sim.errors import SwitchError
 
@@ -121,7 +121,7 @@ class Switches:
 
     def with_values(self, values: dict[str, str], source: str = "--set") -> Switches:
         """A copy with some switches set from their spellings; unknown names or values raise."""
-        changes = {name: parse_value(name, value, source) for name, value in values.items()}
+        changes: dict[str, Any] = {name: parse_value(name, value, source) for name, value in values.items()}
         return dataclasses.replace(self, **changes)
 
     def protections_on(self) -> tuple[str, ...]:
@@ -186,7 +186,8 @@ def combinations() -> Iterator[Switches]:
     """The 864 combinations of the eight swept switches, in the fixed sweep order."""
     enums = [SWITCHES[name] for name in SWEPT]
     for values in itertools.product(*enums):
-        yield Switches(**dict(zip(SWEPT, values)))
+        named: dict[str, Any] = dict(zip(SWEPT, values, strict=True))
+        yield Switches(**named)
 
 
 COMBINATIONS: tuple[Switches, ...] = tuple(combinations())

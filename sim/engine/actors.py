@@ -152,7 +152,8 @@ class Attempt:
                 self.unwritten.append(i)
                 return t + 1
             if not world.write_journal(t, self, [(i, part)]):
-                return self.fence(t)
+                self.fence(t)
+                return None
             return t + 1
         if what == "assemble":
             candidate = Candidate(
@@ -165,7 +166,8 @@ class Attempt:
             )
             steps = [(i, self.results[i]) for i in self.unwritten]
             if not world.write_candidate(t, self, candidate, steps):
-                return self.fence(t)
+                self.fence(t)
+                return None
             self.unwritten = []
             self.digest = candidate
             self.phase = WAIT
@@ -196,7 +198,6 @@ class Attempt:
         self.status = Status.FENCED
         self.ended = t
         self.world.log(t, Kind.FENCED, self.n, {})
-        return None
 
     # -- the announcement ------------------------------------------------------------
     def post(self, t: int) -> int | None:
@@ -206,17 +207,22 @@ class Attempt:
         assert digest is not None
         death = world.next_post()
         if death is DeathPoint.BEFORE_INTENT:
-            return self.die(t, death)
+            self.die(t, death)
+            return None
         if world.effects.get(digest.digest) is None:
             if not world.write_effect(t, self, digest.digest, "intent"):
-                return self.fence(t)
+                self.fence(t)
+                return None
         if death is DeathPoint.AFTER_INTENT:
-            return self.die(t, death)
+            self.die(t, death)
+            return None
         world.send(t, self, digest.digest, self.post_key(digest.digest))
         if death is DeathPoint.AFTER_SEND:
-            return self.die(t, death)
+            self.die(t, death)
+            return None
         if not world.write_effect(t, self, digest.digest, "confirmed"):
-            return self.fence(t)
+            self.fence(t)
+            return None
         self.status = Status.DONE
         self.ended = t
         world.log(t, Kind.DONE, self.n, {"digest": digest.digest})
@@ -241,7 +247,6 @@ class Attempt:
         self.crashed = True
         self.silent_since = t
         self.world.log(t, Kind.DIED, self.n, {"point": point.value})
-        return None
 
 
 class Controller:

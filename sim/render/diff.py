@@ -259,7 +259,7 @@ def divergence_lines(c: Comparison, width: int) -> list[Text]:
         "", f"Both swimlanes from t{d}; the {n_cells} differing cell{'s' if n_cells != 1 else ''} "
         "in [brackets]:", width, indent=0, style="dim",
     )  # fmt: skip
-    for p, page in enumerate(swimlane.pages(lay, ticks, width)):
+    for page in swimlane.pages(lay, ticks, width):
         for name, s in (("A", c.a), ("B", c.b)):
             out.append(Text())
             out += swimlane.wrap(f"{name} ", s.title, width, indent=2, style=swimlane.TITLE_STYLE)
