@@ -1,0 +1,34 @@
+"""sim: a deterministic, tick-based simulator and model checker for durable agent work.
+
+One direction of data: a scenario (switches + fault schedule) -> the engine -> a trace ->
+the outcome and the invariant verdicts -> reports. The names below are the library's
+public surface; the command line (`sim.cli`) is built on them.
+"""
+
+from sim.outcome import Outcome, outcome
+from sim.run import run_scenario, simulate
+from sim.scenario import Scenario, load
+from sim.schedule import DeathPoint, DuplicateDelivery, PosterDeath, ReportChange, Schedule, Silence, worked_example
+from sim.switches import COMBINATIONS, Switches
+from sim.trace import Event, Kind, Trace
+
+__all__ = [
+    "COMBINATIONS",
+    "DeathPoint",
+    "DuplicateDelivery",
+    "Event",
+    "Kind",
+    "Outcome",
+    "PosterDeath",
+    "ReportChange",
+    "Scenario",
+    "Schedule",
+    "Silence",
+    "Switches",
+    "Trace",
+    "load",
+    "outcome",
+    "run_scenario",
+    "simulate",
+    "worked_example",
+]
