@@ -204,7 +204,7 @@ def test_presets_are_the_named_scenarios_in_the_sweep(data: dict[str, Any], page
     inside = [p["name"] for p in data["presets"] if not p["outside"]]
     assert inside == [
         "main", "main-end-only", "superseded", "versions-off",
-        "duplicate-effect", "misused-dependant", "stale-write", "two-acceptances",
+        "duplicate-effect", "lost-announcement", "misused-dependant", "stale-write", "two-acceptances",
     ]  # fmt: skip
     assert by_name["wrong-acceptance"]["outside"] == ["gate=fail-closed"]
     assert "<code>wrong-acceptance</code> needs gate=fail-closed" in page
