@@ -13,27 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Iterator
 
-from sim.trace import Kind, Trace
-
-
-class ReportHistory:
-    """The report content current at each tick of one trace (after that tick's input phase)."""
-
-    __slots__ = ("first", "changes")
-
-    def __init__(self, trace: Trace) -> None:
-        self.first = trace.versions[0]
-        self.changes = [
-            (e.tick, tuple(e.detail["content"])) for e in trace.events if e.kind is Kind.REPORT_CHANGED
-        ]
-
-    def at(self, tick: int) -> tuple[int, ...]:
-        content = self.first
-        for at, new in self.changes:
-            if at > tick:
-                break
-            content = new
-        return content
+from sim.trace import Kind, ReportHistory, Trace
 
 
 Check = Callable[[Trace, ReportHistory], Iterator[int]]

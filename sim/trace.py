@@ -68,13 +68,7 @@ class Trace:
 
     def content_at(self, tick: int) -> tuple[int, ...]:
         """The report content current at `tick` (after that tick's input phase)."""
-        version = 0
-        for event in self.events:
-            if event.tick > tick:
-                break
-            if event.kind is Kind.REPORT_CHANGED:
-                version = event.detail["version"] - 1
-        return self.versions[version]
+        return ReportHistory(self).at(tick)
 
     def version_at(self, tick: int) -> int:
         """The 1-based report version current at `tick`."""
@@ -84,8 +78,26 @@ class Trace:
     def final_content(self) -> tuple[int, ...]:
         return self.versions[-1]
 
-    def of(self, kind: Kind) -> list[Event]:
-        return [e for e in self.events if e.kind is kind]
-
     def to_json(self) -> list[dict[str, Any]]:
         return [e.to_json() for e in self.events]
+
+
+class ReportHistory:
+    """The report content current at each tick of one trace, read once from its changes."""
+
+    __slots__ = ("first", "changes")
+
+    def __init__(self, trace: Trace) -> None:
+        self.first = trace.versions[0]
+        self.changes = [
+            (e.tick, tuple(e.detail["content"])) for e in trace.events if e.kind is Kind.REPORT_CHANGED
+        ]
+
+    def at(self, tick: int) -> tuple[int, ...]:
+        """The content after `tick`'s input phase."""
+        content = self.first
+        for at, new in self.changes:
+            if at > tick:
+                break
+            content = new
+        return content
