@@ -64,6 +64,7 @@ def outcome(trace: Trace) -> Outcome:
     restored = rejected = stale_applied = posts = 0
     final = trace.final_content
     first_accepted: tuple[int, str] | None = None
+    final_digests: list[str] = []
     confirmed: dict[str, int] = {}
     letter = Newsletter(None, None, None)
     for e in trace.events:
@@ -85,14 +86,19 @@ def outcome(trace: Trace) -> Outcome:
             if e.detail["answer"] == "applied":
                 posts += 1
         elif kind is Kind.ACCEPTED:
-            if first_accepted is None and tuple(e.detail["built_from"]) == final:
-                first_accepted = (e.tick, e.detail["digest"])
+            if tuple(e.detail["built_from"]) == final:
+                final_digests.append(e.detail["digest"])
+                if first_accepted is None:
+                    first_accepted = (e.tick, e.detail["digest"])
         elif kind is Kind.ADMITTED:
             attempts += 1
         elif kind is Kind.NEWSLETTER:
             letter = Newsletter(e.tick, e.detail["digest"], e.detail["quote"])
     by_attempt = tuple(calls.get(n, 0) for n in range(1, attempts + 1))
     confirmed_tick = None if first_accepted is None else confirmed.get(first_accepted[1])
+    # SPEC 6: finished when *an* accepted digest for the final report has its announcement
+    # confirmed (with two such digests, the second one's confirmation counts too)
+    finished = any(digest in confirmed for digest in final_digests)
     return Outcome(
         model_calls=sum(by_attempt),
         model_calls_by_attempt=by_attempt,
@@ -104,7 +110,7 @@ def outcome(trace: Trace) -> Outcome:
         confirmed_tick=confirmed_tick,
         newsletter=letter,
         violations=tuple(invariants.violations(trace)),
-        finished=confirmed_tick is not None,
+        finished=finished,
         last_tick=trace.last_tick,
         horizon_reached=trace.horizon_reached,
     )

@@ -121,6 +121,10 @@ class Schedule:
                     f"silences: attempt #{s.attempt} cannot act before t{s.attempt} "
                     f"(it is admitted at the earliest at t{s.attempt - 1}), silence at t{s.at}"
                 )
+            if s.wake is not None and s.wake > self.horizon:
+                raise ScheduleError(
+                    f"silences: attempt #{s.attempt} wakes at t{s.wake}, after the horizon t{self.horizon}"
+                )
             if s.wake is not None and s.wake <= s.at:
                 raise ScheduleError(
                     f"silences: attempt #{s.attempt} wakes at t{s.wake}, not after its silence at t{s.at}"

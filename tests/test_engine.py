@@ -295,3 +295,50 @@ def _fields(schedule: Schedule) -> dict:
             "first_token", "heartbeat_limit", "newsletter_ready", "horizon",
         )
     }  # fmt: skip
+
+
+# -- corners found in review ----------------------------------------------------------------
+def test_a_replaced_poster_is_fenced_by_its_intent_write_before_it_reaches_the_feed() -> None:
+    switches = Switches().with_values({"change": "never"})
+    schedule = Schedule(
+        silences=(Silence(attempt=1, at=6, wake=11),),
+        poster_deaths=(PosterDeath(DeathPoint.AFTER_INTENT),),
+    )
+    trace, result = simulate(switches, schedule)
+    # #1 (token 41) wakes at t11 after #2 (epoch 42) recorded the intent and died
+    assert [(t, d["record"], d["applied"]) for t, d in events(trace, Kind.WRITE, 1) if t == 11] == [
+        (11, "intent", False)
+    ]
+    assert ticks(trace, Kind.FENCED, 1) == [11]
+    assert ticks(trace, Kind.SENT, 1) == []
+    assert result.violations == () and result.finished
+
+
+def test_finished_when_a_second_digest_for_the_final_report_is_confirmed() -> None:
+    trace = run(fencing="off", pins="off", checkpoints="end-only", change="never")
+    result = outcome(trace)
+    accepted = [d["digest"] for _, d in events(trace, Kind.ACCEPTED)]
+    assert accepted == ["d1", "d2"]
+    confirmed = [d["digest"] for _, d in events(trace, Kind.WRITE) if d.get("record") == "confirmed"]
+    assert confirmed == ["d2"]
+    assert result.finished and result.first_accepted_tick == 11 and result.confirmed_tick is None
+
+
+def test_a_crashed_unknown_attempt_stays_unknown_when_its_candidate_is_refused() -> None:
+    switches = Switches().with_values({"fencing": "off"})
+    schedule = Schedule(
+        silences=(Silence(1, 3, 8), Silence(1, 10, None)),
+        changes=(ReportChange(4, (2,)),),
+        poster_deaths=(PosterDeath(),),
+    )
+    trace, _ = simulate(switches, schedule)
+    assert [d["digest"] for _, d in events(trace, Kind.REFUSED)] == ["d1"]
+    assert ticks(trace, Kind.STOPPED, 1) == []
+    assert ticks(trace, Kind.UNKNOWN, 1) == [5]
+
+
+def test_a_wake_after_the_horizon_is_a_bad_schedule() -> None:
+    from sim.errors import ScheduleError
+
+    with pytest.raises(ScheduleError, match="wakes at t250, after the horizon t200"):
+        Schedule(silences=(Silence(1, 6, 250),))

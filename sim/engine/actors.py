@@ -120,7 +120,8 @@ class Attempt:
                 if silence is not None:
                     return self.fall_silent(t, silence, None)
                 return t + 1
-            if not verdict[0]:
+            if not verdict[0]:  # refused while it was silent and UNKNOWN: it stops now
+                self.stop(t)
                 return None
             self.phase = POST
         if silence is not None:
@@ -193,6 +194,13 @@ class Attempt:
         world.log(t, Kind.COMPUTED, self.n, {"step": i + 1, "result": part.result, "content": content})
         return part
 
+    def stop(self, t: int) -> None:
+        """Its candidate was refused: it stops."""
+        self.status = Status.REFUSED
+        self.ended = t
+        assert self.digest is not None
+        self.world.log(t, Kind.STOPPED, self.n, {"digest": self.digest.digest})
+
     def fence(self, t: int) -> None:
         """A protected store rejected its write: it stops (it may still be alive)."""
         self.status = Status.FENCED
@@ -209,7 +217,10 @@ class Attempt:
         if death is DeathPoint.BEFORE_INTENT:
             self.die(t, death)
             return None
-        if world.effects.get(digest.digest) is None:
+        # Every poster records its intent first, so a stale token is fenced before the send;
+        # only a successor finishing an inherited announcement resends under the intent its
+        # predecessor already recorded (SPEC 5: "reconcile first").
+        if self.inherited is None or world.effects.get(digest.digest) is None:
             if not world.write_effect(t, self, digest.digest, "intent"):
                 self.fence(t)
                 return None
@@ -299,10 +310,12 @@ class Controller:
                 continue
             producer.verdict = (False, t)
             world.log(t, Kind.REFUSED, None, {"digest": candidate.digest, "producer": candidate.attempt, "reason": reason})
-            if producer.status is Status.RUNNING or producer.status is Status.UNKNOWN:
-                producer.status = Status.REFUSED
-                producer.ended = t
-                world.log(t, Kind.STOPPED, producer.n, {"digest": candidate.digest})
+            # running -> refused; a silent UNKNOWN producer stays UNKNOWN (a crashed one for
+            # good), and a paused one stops when it wakes and reads the verdict
+            if producer.status is Status.RUNNING or (
+                producer.status is Status.UNKNOWN and producer.silent_since is None
+            ):
+                producer.stop(t)
 
     def refusal(self, candidate: Candidate) -> str | None:
         world = self.world

@@ -117,7 +117,8 @@ def outcome_lines(result: Outcome, trace: Trace) -> list[str]:
         f"first acceptance     {tick(result.first_accepted_tick)} (a digest built from the final report)",
         f"confirmed            {tick(result.confirmed_tick)}",
         f"newsletter           {news}",
-        f"finished             {'yes' if result.finished else 'no'}",
+        f"finished             {'yes' if result.finished else 'no'}"
+        + (f" (stopped at the horizon, t{result.last_tick})" if result.horizon_reached else ""),
     ]
     if result.violations:
         for name, at in result.violations:
