@@ -1,4 +1,4 @@
-"""Hypothesis profiles for the property tests.
+"""Hypothesis profiles for the property tests, and CI's demand that the browser test ran.
 
 - `default`: a modest example count, so the whole default test run stays well under a minute.
 - `thorough`: 20x the examples, for long runs: `HYPOTHESIS_PROFILE=thorough pytest`.
@@ -6,12 +6,16 @@
 Both are deterministic (`derandomize`: examples derive from each test's own source, so CI
 reruns are reproducible) and keep no example database, and neither has a deadline (timings on
 a shared machine are noisy; `benchmarks/` measures speed instead).
+
+The browser test skips where no Chromium is installed; `.ci/run` sets SIM_REQUIRE_BROWSER=1,
+and then a run in which no `browser` test passed fails instead of passing quietly.
 """
 
 from __future__ import annotations
 
 import os
 
+import pytest
 from hypothesis import settings
 
 #: max_examples of the default profile; `thorough` multiplies it by THOROUGH_FACTOR
@@ -28,3 +32,23 @@ settings.register_profile(
 )
 settings.register_profile("thorough", settings.get_profile("default"), max_examples=DEFAULT_EXAMPLES * THOROUGH_FACTOR)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+
+
+_browser_tests_passed = 0
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    global _browser_tests_passed
+    if report.when == "call" and report.passed and "browser" in report.keywords:
+        _browser_tests_passed += 1
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    if os.environ.get("SIM_REQUIRE_BROWSER") == "1" and exitstatus == 0 and _browser_tests_passed == 0:
+        session.exitstatus = 1
+        reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+        if reporter is not None:
+            reporter.ensure_newline()
+            reporter.write_line(
+                "SIM_REQUIRE_BROWSER=1 but no browser test passed (is /usr/bin/chromium installed?)", red=True
+            )

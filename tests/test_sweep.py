@@ -15,7 +15,7 @@ import pytest
 from sim import sweep as sweep_mod
 from sim.cli import main
 from sim.invariants import NAMES
-from sim.sweep import Run, Sweep, gate_subset_ids, needed, run_id, simulate_all
+from sim.sweep import Run, Sweep, gate_subset_ids, run_id, simulate_all
 from sim.switches import COMBINATIONS, EVENTS, PROTECTIONS, SWITCHES, Gate, Switches
 
 
@@ -144,10 +144,6 @@ def test_a_broken_run_names_what_would_have_prevented_it(result: Sweep) -> None:
     }
 
 
-def test_needed_takes_the_whole_sweep(runs: tuple[Run, ...]) -> None:
-    assert needed(runs[0], runs).names == ("fencing", "pins", "key")
-
-
 # -- aggregates ----------------------------------------------------------------------------
 def test_all_on_summary(result: Sweep) -> None:
     rows = result.summary["all_on"]
@@ -178,6 +174,25 @@ def test_weakening_rows_each_cover_the_twelve_event_combinations(result: Sweep) 
     assert by["pins=off"]["invariants"]["wrong-acceptance"] > 0
     # versions off: fewer calls, and wrong
     assert by["pins=off"]["extra_model_calls"]["total"] < 0
+
+
+@pytest.mark.parametrize("checkpoints", ["per-step", "end-only"])
+def test_weakening_rows_recomputed_from_the_runs(result: Sweep, checkpoints: str) -> None:
+    """Every figure of every weakening row, recomputed here from the runs themselves."""
+    base = {name: on.value for name, on in PROTECTIONS.items()}
+    all_on = {tuple(getattr(r.switches, e).value for e in EVENTS): r
+              for r in _where(result.runs, checkpoints=checkpoints, **base)}  # fmt: skip
+    for row in result.summary["weakened"][checkpoints]:
+        name, _, value = row["weakened"].partition("=")
+        values = dict(base, **({name: value} if value else {}))
+        cell = _where(result.runs, checkpoints=checkpoints, **values)
+        assert len(cell) == row["runs"] == 12
+        assert row["broken"] == sum(1 for r in cell if r.broken)
+        assert row["invariants"] == {n: sum(1 for r in cell if n in r.broken) for n in NAMES}
+        assert row["unfinished"] == sum(1 for r in cell if not r.outcome.finished)
+        extra = [r.outcome.model_calls - all_on[tuple(getattr(r.switches, e).value for e in EVENTS)].outcome.model_calls
+                 for r in cell]  # fmt: skip
+        assert row["extra_model_calls"] == {"total": sum(extra), "min": min(extra), "max": max(extra)}
 
 
 def _sufficient(runs: tuple[Run, ...], cell: dict[str, str], subset: tuple[str, ...]) -> bool:
@@ -226,6 +241,31 @@ def test_gate_comparison(result: Sweep) -> None:
     for key in ("misused_dependant", "never_admitted", "wrong_acceptance"):
         assert len(opened["ids"][key]) == opened[key]
         assert len(closed["ids"][key]) == closed[key]
+
+
+def test_gate_comparison_recomputed_by_rerunning_the_subset(result: Sweep) -> None:
+    """The fail-open and fail-closed counts, from fresh runs of the 144 switch combinations."""
+    from sim.run import simulate
+    from sim.schedule import worked_example
+
+    gate = result.summary["gate"]
+    for value in ("fail-open", "fail-closed"):
+        counts = {"misused_dependant": [], "never_admitted": [], "wrong_acceptance": []}
+        for switches in COMBINATIONS:
+            if switches.pins.value != "off" or switches.rule.value != "current-accepted":
+                continue
+            switches = switches.with_values({"gate": value})
+            _, out = simulate(switches, worked_example(switches))
+            rid = run_id(switches)
+            if "misused-dependant" in out.broken:
+                counts["misused_dependant"].append(rid)
+            if out.newsletter.start_tick is None:
+                counts["never_admitted"].append(rid)
+            if "wrong-acceptance" in out.broken:
+                counts["wrong_acceptance"].append(rid)
+        for key, ids in counts.items():
+            assert gate[value][key] == len(ids), (value, key)
+            assert gate[value]["ids"][key] == ids, (value, key)
 
 
 def test_totals_per_invariant(result: Sweep) -> None:
