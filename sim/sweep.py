@@ -41,7 +41,7 @@ from typing import Any
 
 from sim.invariants import INVARIANTS, NAMES
 from sim.outcome import Outcome
-from sim.render.grid import Grid, build
+from sim.render.grid import Grid, build_shared
 from sim.run import simulate
 from sim.schedule import worked_example
 from sim.switches import (
@@ -127,8 +127,13 @@ def _simulate_tasks(tasks: Sequence[Task], grids: bool = False) -> list[Result]:
         if gate != switches.gate.value:
             switches = dataclasses.replace(switches, gate=Gate(gate))
         trace, result = simulate(switches, worked_example(switches))
-        out.append((result, build(trace) if grids and gate == Gate.FAIL_OPEN.value else None))
+        grid = build_shared(trace, _GRIDS) if grids and gate == Gate.FAIL_OPEN.value else None
+        out.append((result, grid))
     return out
+
+
+#: swimlanes already built in this process, by what happened (see grid.build_shared)
+_GRIDS: dict[str, Grid] = {}
 
 
 #: runs per chunk in one process (a progress step); with N processes, 4 chunks per process

@@ -371,3 +371,15 @@ def test_cli_bad_out_is_a_one_line_error(tmp_path: Path, make: str, capsys: pyte
 
 def test_cli_bad_workers_is_bad_input(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["sweep", "--workers", "0"]) == 2
+
+
+def test_shared_swimlanes_equal_the_ones_built_from_each_trace() -> None:
+    """The sweep builds each distinct swimlane once; every run's grid is still exactly its own."""
+    from sim.render.grid import build
+    from sim.run import simulate
+    from sim.schedule import worked_example
+
+    runs, _ = simulate_all(grids=True)
+    for run in runs:
+        trace, _ = simulate(run.switches, worked_example(run.switches))
+        assert run.grid == build(trace), run.id

@@ -209,6 +209,22 @@ def build(trace: Trace, until: int | None = None) -> Grid:
     return _Builder(trace, until).grid()
 
 
+def build_shared(trace: Trace, cache: dict[str, Grid]) -> Grid:
+    """`build(trace)`, reusing a grid already built from the same events.
+
+    A grid depends on the trace's events, report versions, section count and last tick;
+    the switches are only carried along. Many sweep runs differ in a switch that changes
+    nothing that happened (a relaxed newsletter rule that picks the same digest), so the
+    sweep builds each distinct swimlane once.
+    """
+    key = repr((trace.events, trace.versions, trace.schedule.sections, trace.last_tick))
+    shared = cache.get(key)
+    if shared is None:
+        shared = cache[key] = build(trace)
+    switches = trace.switches.as_dict()
+    return shared if shared.switches == switches else dataclasses.replace(shared, switches=switches)
+
+
 def truncated(trace: Trace, until: int) -> Trace:
     """The trace as it stood at the end of tick `until` (for "so far" outcomes)."""
     events = tuple(e for e in trace.events if e.tick <= until)
