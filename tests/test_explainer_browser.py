@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from sim.sweep import run_id
-from sim.switches import SWEPT, SWITCHES, Switches
+from sim.switches import EVENTS, PROTECTIONS, SWEPT, SWITCHES, Switches
 
 pytestmark = pytest.mark.browser
 
@@ -121,7 +121,59 @@ def tick(t: int | None, none: str = "none") -> str:
     return none if t is None else f"t{t}"
 
 
-def check_outcome(pg: Any, run: dict[str, Any]) -> None:
+def flips_of(run: dict[str, Any]) -> list[tuple[str, str, int]]:
+    """Every single flip of a run: (switch, value, neighbour run id), in switch order."""
+    s = Switches().with_values(run["switches"])
+    return [
+        (n, m.value, run_id(s.with_values({n: m.value})))
+        for n in SWEPT for m in SWITCHES[n] if m is not getattr(s, n)
+    ]  # fmt: skip
+
+
+def status_text(run: dict[str, Any]) -> str:
+    """The narrow screen's status bar for a run, from sweep.json."""
+    o = run["outcome"]
+    broken = sorted(o["violations"], key=lambda v: (v["tick"], v["invariant"]))
+    verdict = "broken: " + ", ".join(f"{v['invariant']} t{v['tick']}" for v in broken) if broken else "all invariants hold"
+    return f"Run {run['id']} · {verdict} · {'finished' if o['finished'] else 'not finished'}"
+
+
+def fix_hint(run: dict[str, Any], runs: list[dict[str, Any]]) -> list[str]:
+    """The flips the page may offer as a fix: a protection's, to a run where every invariant holds."""
+    if not run["outcome"]["violations"]:
+        return []
+    return [
+        f"{n}={v}" for n, v, other in flips_of(run)
+        if n in PROTECTIONS and not runs[other - 1]["outcome"]["violations"]
+    ]  # fmt: skip
+
+
+def check_verdicts(pg: Any, run: dict[str, Any]) -> None:
+    """Each broken invariant's "would have been prevented by" is the run's needed.prevented_by
+    (the protections and the runs linked), and its usual guard is named."""
+    shown = pg.evaluate(
+        "() => Object.fromEntries([...document.querySelectorAll('#invariants [data-invariant]')].map(r => {"
+        " const p = r.querySelector('[data-prevented-by]');"
+        " return [r.dataset.invariant, p ? [p.dataset.preventedBy,"
+        "   [...p.querySelectorAll('a')].map(a => a.textContent)] : null]; }))"
+    )
+    want = {
+        name: [" ".join(b["protection"] for b in by), [f"run {b['run']}" for b in by]]
+        for name, by in run["needed"]["prevented_by"].items()
+    }
+    assert {k: v for k, v in shown.items() if v is not None} == want
+    assert set(shown) - set(want) == {k for k, v in shown.items() if v is None}
+    for name, (by, _) in want.items():
+        text = pg.inner_text(f"[data-invariant='{name}'] [data-prevented-by]")
+        if not by:
+            assert text == "no single protection switched on would have prevented it."
+        else:
+            assert text.startswith("would have been prevented by ")
+            for b in run["needed"]["prevented_by"][name]:
+                assert f"{b['protection']}={PROTECTIONS[b['protection']].value} alone (run {b['run']})" in text
+
+
+def check_outcome(pg: Any, run: dict[str, Any], runs: list[dict[str, Any]]) -> None:
     """The figures, verdicts and protections shown are those of this run in sweep.json."""
     o = run["outcome"]
     assert shown_run(pg) == run["id"]
@@ -161,14 +213,21 @@ def check_outcome(pg: Any, run: dict[str, Any]) -> None:
     }
     prevented = pg.eval_on_selector_all("#needed [data-prevented]", "els => els.map(e => e.dataset.prevented)")
     assert prevented == list(run["needed"]["prevented_by"])
-    # one change at a time: every single flip, each pointing at its neighbour run
-    flips = pg.eval_on_selector_all("#flips [data-flip]", "els => els.map(e => [e.dataset.flip, +e.dataset.run])")
-    s = Switches().with_values(run["switches"])
-    want = [
-        (f"{n}={m.value}", run_id(s.with_values({n: m.value})))
-        for n in SWEPT for m in SWITCHES[n] if m is not getattr(s, n)
-    ]  # fmt: skip
-    assert [tuple(f) for f in flips] == want
+    check_verdicts(pg, run)
+    # one change at a time: every single flip, each pointing at its neighbour run, the
+    # protections' first (the only ones a fix may name), then the events and checkpoints
+    flips = pg.eval_on_selector_all(
+        "#flips [data-flip]", "els => els.map(e => [e.dataset.flip, +e.dataset.run, e.dataset.kind])"
+    )
+    want = [(f"{n}={v}", other) for n, v, other in flips_of(run)]
+    kinds = {n: "protection" if n in PROTECTIONS else "event" if n in EVENTS else "cost" for n in SWEPT}
+    want = [f for f in want if f[0].split("=")[0] in PROTECTIONS] + [
+        f for f in want if f[0].split("=")[0] not in PROTECTIONS
+    ]
+    assert [(f, r) for f, r, _ in flips] == want
+    assert [k for f, _, k in flips] == [kinds[f.split("=")[0]] for f, _ in want]
+    assert pg.get_attribute("#flip-summary", "data-fixes").split() == fix_hint(run, runs)
+    assert pg.text_content("#status-text") == status_text(run)
 
 
 def flip_to(pg: Any, values: dict[str, str]) -> None:
@@ -182,7 +241,7 @@ def flip_to(pg: Any, values: dict[str, str]) -> None:
 
 def test_the_main_trace_is_shown_on_opening(page: Any, sweep_runs: list[dict[str, Any]]) -> None:
     open_page(page)
-    check_outcome(page, sweep_runs[0])
+    check_outcome(page, sweep_runs[0], sweep_runs)
     assert checked(page) == {n: getattr(Switches(), n).value for n in SWEPT}
     # the swimlane: the terminal view's rows and symbols
     labels = page.eval_on_selector_all("#lane tbody th", "els => els.map(e => e.textContent)")
@@ -206,7 +265,7 @@ def test_flipping_switches_shows_the_matching_run(page: Any, sweep_runs: list[di
         flip_to(page, values)
         rid = run_id(Switches().with_values(values))
         page.wait_for_function(f"document.getElementById('run').dataset.run === '{rid}'")
-        check_outcome(page, sweep_runs[rid - 1])
+        check_outcome(page, sweep_runs[rid - 1], sweep_runs)
         assert page.evaluate("location.hash") == (hash_of(values) if values else "")  # {}: nothing flipped yet
 
 
@@ -224,11 +283,11 @@ def test_the_hash_round_trip(page: Any, sweep_runs: list[dict[str, Any]]) -> Non
     open_page(page, hash_of(values))  # a link with a combination: the controls reflect it
     want = Switches().with_values(values)
     assert checked(page) == {n: getattr(want, n).value for n in SWEPT}
-    check_outcome(page, sweep_runs[run_id(want) - 1])
+    check_outcome(page, sweep_runs[run_id(want) - 1], sweep_runs)
     page.click("#switches label:has(input[name='fencing'][value='on'])")  # a control: the hash follows
     values["fencing"] = "on"
     page.wait_for_function(f"location.hash === {json.dumps(hash_of(values))}")
-    check_outcome(page, sweep_runs[run_id(Switches().with_values(values)) - 1])
+    check_outcome(page, sweep_runs[run_id(Switches().with_values(values)) - 1], sweep_runs)
     page.evaluate("location.hash = '#pins=off'")  # a partial hash: the rest at the worked example's values
     page.wait_for_function("document.getElementById('run').dataset.run === '19'")
     assert checked(page)["pins"] == "off" and checked(page)["silent"] == "paused"
@@ -247,7 +306,7 @@ def test_presets_and_neighbour_links(page: Any, sweep_runs: list[dict[str, Any]]
     page.click("#flips [data-flip='pins=off'] a")  # one change at a time, by its link
     rid = run_id(Switches().with_values({"change": "after", "pins": "off"}))
     page.wait_for_function(f"document.getElementById('run').dataset.run === '{rid}'")
-    check_outcome(page, sweep_runs[rid - 1])
+    check_outcome(page, sweep_runs[rid - 1], sweep_runs)
 
 
 def test_the_switches_work_from_the_keyboard(page: Any, sweep_runs: list[dict[str, Any]]) -> None:
@@ -261,10 +320,84 @@ def test_the_switches_work_from_the_keyboard(page: Any, sweep_runs: list[dict[st
     page.keyboard.press("ArrowRight")
     rid = run_id(Switches().with_values({"fencing": "off", "checkpoints": "end-only"}))
     page.wait_for_function(f"document.getElementById('run').dataset.run === '{rid}'")
-    check_outcome(page, sweep_runs[rid - 1])
+    check_outcome(page, sweep_runs[rid - 1], sweep_runs)
 
 
-def test_a_phone_width_screen(browser: Any) -> None:
+def test_verdicts_say_what_would_have_prevented_them(page: Any, sweep_runs: list[dict[str, Any]]) -> None:
+    """The verdict block reads "what would have prevented it" from the run's needed.prevented_by,
+    and says why a guard that is on did not hold (versions off: the rule has no version)."""
+    open_page(page)
+    for rid in (19, 235, 25, 97, 265, 343, 2, 217):
+        run = sweep_runs[rid - 1]
+        page.evaluate(f"location.hash = {json.dumps(hash_of(run['switches']))}")
+        page.wait_for_function(f"document.getElementById('run').dataset.run === '{rid}'")
+        check_verdicts(page, run)
+    guard = "[data-invariant='misused-dependant'] [data-guard]"
+    open_page(page, hash_of({"pins": "off"}))  # run 19: the rule is on here, yet it broke
+    assert shown_run(page) == 19
+    assert page.get_attribute("[data-invariant='misused-dependant'] [data-prevented-by]", "data-prevented-by") == "pins"
+    text = page.inner_text(guard)
+    assert text.startswith("usually guarded by the newsletter rule current-accepted: on here, but with pins off")
+    assert "no version to compare" in text and "fail-open gate" in text and "any-accepted" in text
+    assert "(on here)" not in text
+    assert page.inner_text("[data-invariant='stale-write'] [data-guard]") == "usually guarded by fencing tokens (on here)"
+    open_page(page, hash_of({"fencing": "off", "pins": "off"}))  # run 235: two protections each alone
+    assert shown_run(page) == 235
+    assert page.get_attribute("[data-invariant='two-acceptances'] [data-prevented-by]", "data-prevented-by") == "fencing pins"
+    open_page(page, hash_of(sweep_runs[24]["switches"]))  # run 25: rule off, and on alone would not help
+    assert sweep_runs[24]["switches"]["rule"] != "current-accepted" and sweep_runs[24]["switches"]["pins"] == "off"
+    assert "switched on alone it would not have helped: with pins off" in page.inner_text(guard)
+    open_page(page)  # run 1: nothing broke, nothing to prevent
+    assert page.locator("#invariants [data-prevented-by]").count() == 0
+
+
+def test_fix_hints_offer_only_protections(page: Any, sweep_runs: list[dict[str, Any]]) -> None:
+    """For all 864 runs: the hint proposes only a protection's flip (never silent, change,
+    post_death or checkpoints), exactly those that leave every invariant holding."""
+    others = {n for n in SWEPT if n not in PROTECTIONS}
+    assert others == {"silent", "checkpoints", "change", "post_death"}
+    # the filter matters: some runs are fixed by an event or a checkpoint flip alone
+    fixed_by_other = [
+        r["id"] for r in sweep_runs if r["outcome"]["violations"] and any(
+            n in others and not sweep_runs[o - 1]["outcome"]["violations"] for n, _, o in flips_of(r)
+        )
+    ]  # fmt: skip
+    assert len(fixed_by_other) > 10
+    open_page(page)
+    shown = page.evaluate(  # each run through the page's own hashchange handler, synchronously
+        """(items) => items.map(([id, h]) => {
+          history.replaceState(null, "", h);
+          window.dispatchEvent(new HashChangeEvent("hashchange"));
+          const s = document.getElementById('flip-summary');
+          return [+document.getElementById('run').dataset.run, s.dataset.fixes, s.textContent];
+        })""",
+        [[r["id"], hash_of(r["switches"])] for r in sweep_runs],
+    )
+    assert [x[0] for x in shown] == list(range(1, 865))
+    for (_, fixes, text), run in zip(shown, sweep_runs):
+        assert fixes.split() == fix_hint(run, sweep_runs), run["id"]
+        if run["outcome"]["violations"]:
+            assert not any(f"{n}=" in text for n in others), (run["id"], text)
+            if fixes:
+                assert text == f"One protection change fixes every broken invariant: {' or '.join(fixes.split())}."
+            else:
+                assert text.startswith("No single protection change fixes")
+
+
+def test_the_desktop_layout(page: Any, sweep_runs: list[dict[str, Any]]) -> None:
+    """At 1280 px: no status bar (the switches stay beside the run), the legend under the
+    swimlane, and the scroll hint only when the swimlane is wider than its column."""
+    open_page(page)
+    assert page.is_hidden("#status")
+    assert page.is_hidden("#scroll-hint")  # the main trace fits
+    top = page.evaluate("id => document.getElementById(id).getBoundingClientRect().top", "legend")
+    assert top < page.evaluate("id => document.getElementById(id).getBoundingClientRect().top", "results")
+    open_page(page, hash_of(sweep_runs[863]["switches"]))  # run 864 runs longer: it scrolls
+    assert page.is_visible("#scroll-hint")
+    assert "more-right" in page.get_attribute("#grid-wrap", "class")
+
+
+def test_a_phone_width_screen(browser: Any, sweep_runs: list[dict[str, Any]]) -> None:
     context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
     pg = context.new_page()
     try:
@@ -276,5 +409,34 @@ def test_a_phone_width_screen(browser: Any) -> None:
             " return [b.clientWidth, b.scrollWidth, getComputedStyle(b).overflowX]; }"
         )
         assert box[0] <= 390 and box[1] > box[0] and box[2] == "auto"
+        # ... and says so: a hint, and a shade on the edge that hides more, until scrolled to the end
+        assert pg.is_visible("#scroll-hint") and pg.inner_text("#scroll-hint") == "scroll sideways →"
+        assert "more-right" in pg.get_attribute("#grid-wrap", "class")
+        pg.evaluate("() => { const b = document.getElementById('grid-box'); b.scrollLeft = b.scrollWidth; }")
+        pg.wait_for_function("!document.getElementById('grid-wrap').classList.contains('more-right')")
+        # the outcome comes before the legend
+        tops = pg.evaluate("ids => ids.map(id => document.getElementById(id).getBoundingClientRect().top)",
+                           ["grid-box", "results", "legend"])  # fmt: skip
+        assert tops[0] < tops[1] < tops[2]
+        # the status bar at the foot of the screen follows every change
+        def bar() -> tuple[str, dict[str, float]]:
+            return pg.inner_text("#status-text"), pg.locator("#status").bounding_box()
+
+        text, where = bar()
+        assert text == status_text(sweep_runs[0]) == "Run 1 · all invariants hold · finished"
+        pg.tap("#switches label:has(input[name='pins'][value='off'])")
+        pg.wait_for_function("document.getElementById('run').dataset.run === '19'")
+        text, where = bar()
+        assert text == status_text(sweep_runs[18])
+        assert text.startswith("Run 19 · broken: wrong-acceptance t9, misused-dependant t12 · ")
+        assert where["y"] + where["height"] <= 844 + 0.5 and where["y"] > 844 - 120  # in view, at the bottom
+        assert pg.evaluate("getComputedStyle(document.getElementById('status')).position") == "fixed"
+        pg.tap("#switches label:has(input[name='key'][value='none'])")
+        rid = run_id(Switches().with_values({"pins": "off", "key": "none"}))
+        pg.wait_for_function(f"document.getElementById('run').dataset.run === '{rid}'")
+        assert bar()[0] == status_text(sweep_runs[rid - 1])
+        pg.tap("#status-go")  # the bar's button brings the run into view
+        pg.wait_for_function("Math.abs(document.getElementById('run-title').getBoundingClientRect().top) < 5")
+        assert pg.evaluate("document.documentElement.scrollWidth") <= 390
     finally:
         context.close()

@@ -28,6 +28,7 @@ from collections.abc import Hashable, Sequence
 from typing import Any
 
 from sim import scenario as scenarios
+from sim.explore import unguarded_by
 from sim.invariants import GUARDED_BY
 from sim.render.grid import CLASSES, Grid
 from sim.switches import PROTECTIONS, SWEPT, SWITCHES, Switches
@@ -35,7 +36,7 @@ from sim.switches import PROTECTIONS, SWEPT, SWITCHES, Switches
 Document = dict[str, Any]
 
 #: format version of the embedded data (bump when the encoding changes).
-FORMAT = 1
+FORMAT = 2
 
 #: the named scenarios of the article, offered first among the presets.
 ARTICLE = ("main", "main-end-only", "superseded", "versions-off")
@@ -59,6 +60,24 @@ PROTECTION_TEXT = {
     "key": "a per-operation post key",
     "rule": "the newsletter rule current-accepted",
 }
+
+#: (invariant, `sim.explore.unguarded_by`'s reason) -> why the invariant's usual guard, on,
+#: does not guard it: the clause the verdict adds (the reason itself where none is written).
+CAVEAT_TEXT = {
+    ("misused-dependant", "pins is off and the gate fails open"):
+        "with pins off the rule has no version to compare, and the fail-open gate (the ninth knob) "
+        "admits as any-accepted",
+}  # fmt: skip
+
+
+def caveat(switches: dict[str, str], invariant: str) -> str | None:
+    """Why `invariant`'s usual guard (GUARDED_BY) would not hold it under these switches even
+    switched on (None when it would): `sim.explore.unguarded_by` with the guard on."""
+    guard = GUARDED_BY[invariant]
+    reason = unguarded_by(Switches().with_values({**switches, guard: PROTECTIONS[guard].value}), invariant)
+    if reason is None:
+        return None
+    return CAVEAT_TEXT.get((invariant, reason), reason)
 
 
 class _Table:
@@ -154,9 +173,13 @@ def encode(doc: Document, grids: Sequence[Grid]) -> dict[str, Any]:
              [[values[p].index(w["value"]), w["run"], [inv[b] for b in w["breaks"]]] for w in n["weakened"]]]
             for p, n in need["protections"].items()
         ]  # fmt: skip
-        prevented = [
-            [inv[name], [[prot[b["protection"]], b["run"]] for b in by]] for name, by in need["prevented_by"].items()
-        ]
+        prevented = []
+        for name, by in need["prevented_by"].items():
+            entry: list[Any] = [inv[name], [[prot[b["protection"]], b["run"]] for b in by]]
+            why_not = caveat(run["switches"], name)
+            if why_not is not None:
+                entry.append(texts(why_not))
+            prevented.append(entry)
         encoded_runs.append([lanes(lane), outcomes(_freeze(encoded)), needs, prevented])
     return {
         "format": FORMAT,
@@ -215,7 +238,7 @@ def decode(data: dict[str, Any]) -> list[dict[str, Any]]:
                 for p, flag, weakened in needs
             },
             "prevented_by": {
-                invariants[i]: [{"protection": protections[p], "run": r} for p, r in by] for i, by in prevented
+                invariants[x[0]]: [{"protection": protections[p], "run": r} for p, r in x[1]] for x in prevented
             },
         }
         out.append({"id": position + 1, "switches": switches, "outcome": outcome, "needed": needed})
@@ -263,7 +286,7 @@ def _controls(data: dict[str, Any]) -> str:
         for k, value in enumerate(vals):
             checked = " checked" if k == 0 else ""
             star = (
-                ' <span class="on" title="the protection\'s on value">(on)</span>'
+                ' <span class="on" title="this value turns the protection on">protected</span>'
                 if on is not None and on.value == value
                 else ""
             )
@@ -382,7 +405,7 @@ legend code{font-weight:400;font-size:.8em;color:var(--muted);background:none}
 .radios{display:flex;flex-wrap:wrap;gap:.1rem .9rem}
 .radios label{display:inline-flex;align-items:center;gap:.3rem;white-space:nowrap;padding:.1rem 0;cursor:pointer}
 .radios input{margin:0;width:1.05rem;height:1.05rem}
-.on{font-size:.78rem;color:var(--muted)}
+.on{font-size:.68rem;font-weight:600;line-height:1.25;color:var(--good);border:1px solid #8cc9a0;background:#eaf7ee;border-radius:3px;padding:0 .25rem}
 .run-head{display:flex;flex-wrap:wrap;align-items:baseline;gap:.3rem 1rem}
 .run-head h2{margin-bottom:.2rem}
 .badges{display:flex;flex-wrap:wrap;gap:.4rem}
@@ -391,6 +414,12 @@ legend code{font-weight:400;font-size:.8em;color:var(--muted);background:none}
 .badge.bad{color:#fff;border-color:var(--bad);background:var(--bad)}
 .badge.warn{color:#6b5200;border-color:#e0c25a;background:#fff6cf}
 .scenario{border-left:4px solid #0b57a4;background:#f1f6fc;padding:.4rem .7rem;margin:.4rem 0;font-size:.95rem}
+.lane-head{display:flex;flex-wrap:wrap;align-items:baseline;justify-content:space-between;gap:0 1rem}
+.scroll-hint{font-size:.82rem;font-weight:600;color:var(--accent)}
+.scroll-hint[hidden]{display:none}
+.grid-wrap{position:relative;width:fit-content;max-width:100%}
+.grid-wrap::after{content:"";position:absolute;top:1px;right:1px;bottom:1px;width:2.6rem;pointer-events:none;border-radius:0 5px 5px 0;background:linear-gradient(to right,rgba(255,255,255,0),rgba(40,40,30,.2));opacity:0;transition:opacity .15s}
+.grid-wrap.more-right::after{opacity:1}
 .grid-box{overflow-x:auto;width:fit-content;max-width:100%;border:1px solid var(--line);border-radius:6px;background:#fff;-webkit-overflow-scrolling:touch}
 table.lane{border-collapse:separate;border-spacing:0;font-size:15px;line-height:1.35}
 table.lane th,table.lane td{padding:.28rem .55rem;white-space:nowrap;text-align:left;border-bottom:1px solid #eeede8}
@@ -408,6 +437,7 @@ table.lane td .m{padding:0 .12rem;border-radius:3px}
 table.facts{border-collapse:collapse;width:100%;font-size:.95rem}
 table.facts th,table.facts td{text-align:left;vertical-align:top;padding:.3rem .5rem;border-bottom:1px solid #eeede8}
 table.facts th{font-weight:600;white-space:nowrap;width:1%}
+#invariants th{white-space:normal;min-width:7.5rem}
 .verdict{font-weight:700;white-space:nowrap}
 .verdict.ok{color:var(--good)}
 .verdict.bad{color:var(--bad)}
@@ -415,6 +445,9 @@ table.facts th{font-weight:600;white-space:nowrap;width:1%}
 ul.plain{list-style:none;padding:0;margin:.2rem 0}
 ul.plain li{padding:.3rem 0;border-bottom:1px solid #eeede8}
 .flip-summary{font-weight:600}
+#flips h4{font-size:.9rem;font-weight:600;color:var(--muted);margin:.8rem 0 0}
+.prevented{color:var(--fg)}
+.status{display:none}
 .fix{color:var(--good);font-weight:600}
 .brk{color:var(--bad);font-weight:600}
 .same{color:var(--muted)}
@@ -431,6 +464,19 @@ footer{color:var(--muted);font-size:.85rem;padding-bottom:2rem;margin-top:2rem}
 form.switches{grid-template-columns:minmax(0,1fr);gap:.4rem}
 .side h3{margin-top:.4rem}
 #run .run-head h2{margin-top:.8rem}
+}
+@media (max-width:999px){
+body{padding-bottom:6rem}
+.status{display:flex;position:fixed;left:0;right:0;bottom:0;z-index:10;align-items:center;gap:.6rem;padding:.45rem .8rem;padding-bottom:calc(.45rem + env(safe-area-inset-bottom,0px));background:#1f2328;color:#fff;font-size:.88rem;line-height:1.3;box-shadow:0 -2px 10px rgba(0,0,0,.25)}
+#status-text{flex:1;min-width:0}
+.status .s-bad{color:#ffb8c1;font-weight:600}
+.status .s-ok{color:#a6e6b8;font-weight:600}
+.status button{background:transparent;color:#fff;border-color:#8b949e;white-space:nowrap;flex:none;font-size:.82rem;padding:.15rem .45rem}
+.status button:hover{background:#333a42}
+#run{display:flex;flex-direction:column}
+#results{order:1}
+#legend{order:2}
+#run>.later{order:3}
 }
 @media (max-width:700px){
 body{font-size:15px}
@@ -478,10 +524,10 @@ Generated by <code>sim sweep</code> from the same runs as <code>sweep.json</code
 <p id="run-switches"></p>
 <p class="replay">Replay it in a terminal: <code id="run-command"></code></p>
 <div id="scenario"></div>
-<h3 id="lane-h">Swimlane</h3>
-<div class="grid-box" id="grid-box" tabindex="0" role="region" aria-labelledby="lane-h"></div>
+<div class="lane-head"><h3 id="lane-h">Swimlane</h3><span class="scroll-hint" id="scroll-hint" hidden>scroll sideways &rarr;</span></div>
+<div class="grid-wrap" id="grid-wrap"><div class="grid-box" id="grid-box" tabindex="0" role="region" aria-labelledby="lane-h"></div></div>
 <dl class="legend" id="legend" aria-label="Legend"></dl>
-<div class="cols">
+<div class="cols" id="results">
 <section aria-labelledby="outcome-h">
 <h3 id="outcome-h">Outcome</h3>
 <table class="facts" id="outcome"></table>
@@ -491,7 +537,7 @@ Generated by <code>sim sweep</code> from the same runs as <code>sweep.json</code
 <table class="facts" id="invariants"></table>
 </section>
 </div>
-<div class="cols">
+<div class="cols later">
 <section aria-labelledby="needed-h">
 <h3 id="needed-h">Protections this run needed</h3>
 <ul class="plain" id="needed"></ul>
@@ -499,12 +545,18 @@ Generated by <code>sim sweep</code> from the same runs as <code>sweep.json</code
 <section aria-labelledby="flips-h">
 <h3 id="flips-h">One change at a time</h3>
 <p class="flip-summary" id="flip-summary"></p>
-<ul class="plain" id="flips"></ul>
+<div id="flips">
+<h4 id="flips-p-h">Protections: what a builder can change</h4>
+<ul class="plain" id="flips-protections" aria-labelledby="flips-p-h"></ul>
+<h4 id="flips-o-h">Events and checkpoints: what happens to the work, and a cost lever</h4>
+<ul class="plain" id="flips-other" aria-labelledby="flips-o-h"></ul>
+</div>
 </section>
 </div>
-<details open><summary>Tick by tick</summary><ol class="story" id="story"></ol></details>
+<details open class="later"><summary>Tick by tick</summary><ol class="story" id="story"></ol></details>
 </main>
 </div>
+<div class="status" id="status"><span id="status-text"></span><button type="button" id="status-go">result &darr;</button></div>
 <footer>
 <p>Counts, ticks and model calls are properties of this small construction, not measurements of any engine.
 The @@RUNS@@ combinations are exhaustive over these settings, not over arbitrary interleavings or crash points.
@@ -679,8 +731,27 @@ _JS = r"""
     ].forEach(function (r) { t.appendChild(r); });
   }
 
-  function drawInvariants(o, grid, c) {
-    var broken = brokenOf(o), why = {};
+  // what would have prevented each broken invariant: the run's own needed.prevented_by
+  function preventedOf(run) {
+    var out = {};
+    run[3].forEach(function (x) {
+      out[INV[x[0]]] = {by: x[1].map(function (b) { return {p: PROT[b[0]], run: b[1]}; }),
+                        caveat: x.length > 2 ? D.texts[x[2]] : null};
+    });
+    return out;
+  }
+  function preventedKids(by) {
+    if (!by.length) return ["no single protection switched on would have prevented it"];
+    var kids = ["would have been prevented by "];
+    by.forEach(function (b, k) {
+      if (k) kids.push(" or ");
+      kids.push(b.p + "=" + PROT_ON[b.p] + " alone (", linkTo(b.run), ")");
+    });
+    return kids;
+  }
+
+  function drawInvariants(o, grid, c, run) {
+    var broken = brokenOf(o), why = {}, prevented = preventedOf(run);
     grid[3].forEach(function (v) { why[INV[v[0]]] = {event: D.texts[v[2]], why: D.texts[v[3]]}; });
     var t = clear($("invariants"));
     D.invariants.forEach(function (x) {
@@ -690,11 +761,23 @@ _JS = r"""
                               "data-tick": b ? String(broken[name]) : null},
                      [b ? "broke at t" + broken[name] : "holds"]),
                   el("span", {"class": "why"}, [x[1]])];
-      if (b && why[name]) {
-        cell.push(el("span", {"class": "why"}, ["t" + broken[name] + " " + why[name].event]));
-        cell.push(el("span", {"class": "why"}, ["why: " + why[name].why]));
+      var guardText = "usually guarded by " + WORDS[guard];
+      if (b) {
+        if (why[name]) {
+          cell.push(el("span", {"class": "why"}, ["t" + broken[name] + " " + why[name].event]));
+          cell.push(el("span", {"class": "why"}, ["why: " + why[name].why]));
+        }
+        var p = prevented[name] || {by: [], caveat: null};
+        cell.push(el("span", {"class": "why prevented", "data-prevented-by": p.by.map(function (q) { return q.p; }).join(" ")},
+                     preventedKids(p.by).concat(["."])));
+        var alone = p.by.some(function (q) { return q.p === guard; });
+        if (on) guardText += p.caveat ? ": on here, but " + p.caveat : " (on here)";
+        else guardText += " (off here: " + guard + "=" + c[guard] + ")" +
+                          (p.caveat && !alone ? "; switched on alone it would not have helped: " + p.caveat : "");
+      } else {
+        guardText += on ? " (on here)" : " (off here: " + guard + "=" + c[guard] + ")";
       }
-      cell.push(el("span", {"class": "why"}, ["guarded by " + WORDS[guard] + (on ? " (on here)" : " (off here: " + guard + "=" + c[guard] + ")")]));
+      cell.push(el("span", {"class": "why", "data-guard": guard}, [guardText]));
       var tr = fact(name, cell);
       tr.setAttribute("data-invariant", name);
       t.appendChild(tr);
@@ -721,26 +804,21 @@ _JS = r"""
       ul.appendChild(el("li", {"data-protection": p, "data-needed": "off"},
         [el("strong", {"class": "same"}, ["off here: "]), WORDS[p] + " (" + p + "=" + c[p] + ")."]));
     });
-    run[3].forEach(function (x) {
-      var name = INV[x[0]], kids = [el("strong", {"class": "brk"}, [name + ": "])];
-      if (!x[1].length) kids.push("no single protection switched on would have prevented it.");
-      else {
-        kids.push("prevented by switching on ");
-        x[1].forEach(function (b, k) {
-          if (k) kids.push(" or ");
-          kids.push(PROT[b[0]] + "=" + PROT_ON[PROT[b[0]]] + " alone (");
-          kids.push(linkTo(b[1])); kids.push(")");
-        });
-        kids.push(".");
-      }
+    var prevented = preventedOf(run);
+    Object.keys(prevented).forEach(function (name) {
+      var kids = [el("strong", {"class": "brk"}, [name + ": "])].concat(preventedKids(prevented[name].by), ["."]);
       ul.appendChild(el("li", {"data-prevented": name}, kids));
     });
   }
 
+  // one change at a time: every single flip; only a protection's flip is offered as a fix
+  // (a builder cannot choose the events, and checkpoints change the cost, not the verdicts)
+  function kindOf(n) { return PROT_ON.hasOwnProperty(n) ? "protection" : D.events.indexOf(n) >= 0 ? "event" : "cost"; }
   function drawFlips(id, o, c) {
-    var broken = brokenOf(o), ul = clear($("flips")), fixes = [], breaks = [];
+    var broken = brokenOf(o), fixes = [], helps = [], breaks = [];
+    var lists = {protection: clear($("flips-protections")), other: clear($("flips-other"))};
     ORDER.forEach(function (n) {
-      var here = VALUES[n].indexOf(c[n]);
+      var here = VALUES[n].indexOf(c[n]), kind = kindOf(n);
       VALUES[n].forEach(function (v, k) {
         if (k === here) return;
         var other = id + (k - here) * PLACE[n], oo = outcomeOf(other), ob = brokenOf(oo);
@@ -757,21 +835,25 @@ _JS = r"""
         if (oo.finished !== o.finished) notes.push(oo.finished ? "finishes" : "no longer finishes");
         if (notes.length) kids.push(", " + notes.join(", "));
         var clean = Object.keys(ob).length === 0;
-        var li = el("li", {"data-flip": n + "=" + v, "data-run": String(other),
+        var li = el("li", {"data-flip": n + "=" + v, "data-run": String(other), "data-kind": kind,
                            "data-effect": fixed.length && clean ? "fixes" : added.length ? "breaks" : fixed.length ? "helps" : "same"}, kids);
-        ul.appendChild(li);
-        if (fixed.length && clean) fixes.push(n + "=" + v);
+        lists[kind === "protection" ? "protection" : "other"].appendChild(li);
+        if (kind === "protection" && fixed.length && clean) fixes.push(n + "=" + v);
+        else if (kind === "protection" && fixed.length) helps.push(n + "=" + v + " fixes " + fixed.join(", "));
         if (added.length) breaks.push(n + "=" + v);
       });
     });
-    var s = $("flip-summary");
+    var s = $("flip-summary"), text;
     if (Object.keys(broken).length) {
-      s.textContent = fixes.length ? "One change that fixes every broken invariant: " + fixes.join(" or ") + "."
-                                   : "No single change fixes every broken invariant here; see what each change does below.";
+      if (fixes.length) text = "One protection change fixes every broken invariant: " + fixes.join(" or ") + ".";
+      else if (helps.length) text = "No single protection change fixes every broken invariant: " + helps.join("; ") + ".";
+      else text = "No single protection change fixes any broken invariant here.";
     } else {
-      s.textContent = breaks.length ? "Every invariant holds. One change that breaks one: " + breaks.join(", ") + "."
-                                    : "Every invariant holds, and no single change breaks one.";
+      text = breaks.length ? "Every invariant holds. One change that breaks one: " + breaks.join(", ") + "."
+                           : "Every invariant holds, and no single change breaks one.";
     }
+    s.textContent = text;
+    s.setAttribute("data-fixes", fixes.join(" "));
   }
 
   function drawScenario(c) {
@@ -783,6 +865,30 @@ _JS = r"""
       buttons[i].setAttribute("aria-pressed", String(match));
       if (match) box.appendChild(el("p", {"class": "scenario"}, [el("strong", null, ["Scenario " + p.name + ": "]), p.description]));
     }
+  }
+
+  // the bar at the foot of a narrow screen: the run and its verdicts, whatever is scrolled into view
+  function drawStatus(id, o) {
+    var v = o.violations.slice().sort(function (x, y) { return x.tick - y.tick || (x.invariant < y.invariant ? -1 : 1); });
+    var box = clear($("status-text"));
+    box.appendChild(document.createTextNode("Run " + id + " \u00b7 "));
+    box.appendChild(el("span", {"class": v.length ? "s-bad" : "s-ok"},
+      [v.length ? "broken: " + v.map(function (x) { return x.invariant + " t" + x.tick; }).join(", ") : "all invariants hold"]));
+    box.appendChild(document.createTextNode(" \u00b7 " + (o.finished ? "finished" : "not finished")));
+  }
+  // the swimlane scrolls sideways in its box: say so, and shade the edge that hides more
+  // (measured in the next frame, with the layout the browser does anyway)
+  var cuePending = false;
+  function scrollCue() {
+    if (cuePending) return;
+    cuePending = true;
+    requestAnimationFrame(function () {
+      cuePending = false;
+      var b = $("grid-box"), over = b.scrollWidth - b.clientWidth;
+      $("scroll-hint").hidden = over <= 1;
+      $("grid-wrap").classList.toggle("more-right", over - b.scrollLeft > 1);
+      document.documentElement.setAttribute("data-ready", "true");
+    });
   }
 
   function render(c) {
@@ -801,9 +907,11 @@ _JS = r"""
     drawScenario(c);
     drawGrid(id, grid);
     drawOutcome(o, sections);
-    drawInvariants(o, grid, c);
+    drawInvariants(o, grid, c, run);
     drawNeeded(id, c);
     drawFlips(id, o, c);
+    drawStatus(id, o);
+    scrollCue();
     document.title = "Run " + id + (l.length ? " (" + l.join(" ") + ")" : " (the worked example)") + " \u2014 One task, three interruptions";
   }
 
@@ -830,11 +938,13 @@ _JS = r"""
     var b = e.target.closest("button[data-preset]");
     if (b) show(D.presets[+b.getAttribute("data-preset")].switches);
   });
+  $("grid-box").addEventListener("scroll", scrollCue, {passive: true});
+  window.addEventListener("resize", scrollCue);
+  $("status-go").addEventListener("click", function () { $("run-title").scrollIntoView({block: "start"}); });
   window.addEventListener("hashchange", function () { var c = parseHash(location.hash); setControls(c); render(c); });
   var start = parseHash(location.hash);
   setControls(start);
-  render(start);
-  document.documentElement.setAttribute("data-ready", "true");
+  render(start);  // data-ready is set once the first view is measured (scrollCue)
 })();
 """
 
