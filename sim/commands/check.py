@@ -171,7 +171,6 @@ class _progress:
             MofNCompleteColumn,
             Progress,
             TextColumn,
-            TimeRemainingColumn,
         )
 
         self.bar = Progress(
@@ -180,18 +179,23 @@ class _progress:
             MofNCompleteColumn(),
             TextColumn("schedules (total estimated)"),
             TextColumn("{task.fields[rate]}"),
-            TextColumn("ETA"),
-            TimeRemainingColumn(),
+            TextColumn("ETA {task.fields[eta]}"),
             console=Console(stderr=True),
             transient=True,
         )
         self.bar.__enter__()
-        self.task = self.bar.add_task("check", total=None, rate="")
+        self.task = self.bar.add_task("check", total=None, rate="", eta="-")
         started = time.perf_counter()
 
         def update(done: int, total: int) -> None:
+            # rich's own remaining-time column restarts its estimate whenever the total changes,
+            # and the total here is an estimate that is refined as the walk goes: so the ETA is
+            # worked out from the overall rate instead
             rate = done / max(time.perf_counter() - started, 1e-9)
-            self.bar.update(self.task, completed=done, total=max(total, done), rate=f"{rate:,.0f}/s")
+            total = max(total, done)
+            left = (total - done) / rate if rate > 0 else 0.0
+            eta = f"{int(left // 60)}:{int(left % 60):02d}"
+            self.bar.update(self.task, completed=done, total=total, rate=f"{rate:,.0f}/s", eta=eta)
 
         return update
 

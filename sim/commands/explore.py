@@ -51,9 +51,11 @@ def explore(examples: int, seed: int | None, sets: tuple[str, ...], max_faults: 
     label = switches.label() or "all protections on"
     click.echo(f"sim explore: seed {seed}; {examples} schedules of at most {max_faults} faults; {label}")
     click.echo(f"rerun with: sim explore {rerun_args(switches, seed, examples, bounds)}")
-    every = max(1000, examples // 10)
+    # looked at every 10 % (or every 1,000 schedules if that is sooner); printed at each 10 %
+    # and otherwise at most every 5 seconds
+    every = max(1, min(1000, examples // 10))
     result = run_search(switches, seed=seed, examples=examples, bounds=bounds, out=out,
-                        progress=_progress, progress_every=every)  # fmt: skip
+                        progress=_Progress(examples), progress_every=every)  # fmt: skip
     for line in report_lines(result):
         click.echo(line)
     if result.interrupted:
@@ -61,13 +63,25 @@ def explore(examples: int, seed: int | None, sets: tuple[str, ...], max_faults: 
     return 1 if result.unexpected else 0
 
 
-def _progress(runs: int, examples: int, seconds: float, findings: int) -> None:
-    rate = runs / seconds if seconds > 0 else 0.0
-    click.echo(
-        f"  {runs:>9,}/{examples:,} schedules  {rate:>7,.0f}/s  {findings} invariant(s) broken so far",
-        err=True,
-    )
-    sys.stderr.flush()
+class _Progress:
+    """Progress lines on stderr: at each tenth of the search, and every 5 s in between."""
+
+    def __init__(self, examples: int) -> None:
+        self.tenth = max(1, examples // 10)
+        self.shown_tenths = 0
+        self.shown_at = 0.0
+
+    def __call__(self, runs: int, examples: int, seconds: float, findings: int) -> None:
+        tenths = runs // self.tenth
+        if tenths == self.shown_tenths and seconds - self.shown_at < 5.0:
+            return
+        self.shown_tenths, self.shown_at = tenths, seconds
+        rate = runs / seconds if seconds > 0 else 0.0
+        click.echo(
+            f"  {runs:>9,}/{examples:,} schedules  {rate:>7,.0f}/s  {findings} invariant(s) broken so far",
+            err=True,
+        )
+        sys.stderr.flush()
 
 
 def report_lines(result: Exploration) -> list[str]:
