@@ -728,11 +728,21 @@ def explore(
             coverage.add(trace, result)
             for name in result.broken:
                 if name not in findings:
-                    findings[name] = _finding(switches, seed, examples, bounds, name, runs, trace, out)
+                    try:
+                        findings[name] = _finding(switches, seed, examples, bounds, name, runs, trace, out)
+                    except _Interrupted as stop:
+                        # keep the other invariants this schedule broke too, unshrunk
+                        findings[name] = stop.finding
+                        for other in result.broken:
+                            if other not in findings:
+                                findings[other] = _finding(
+                                    switches, seed, examples, bounds, other, runs, trace, out, shrink_it=False
+                                )
+                        raise
             if progress is not None and runs % progress_every == 0:
                 progress(runs, examples, time.perf_counter() - started, len(findings))
     except _Interrupted as stop:
-        findings[stop.finding.invariant] = stop.finding
+        findings.setdefault(stop.finding.invariant, stop.finding)
         interrupted = True
     except KeyboardInterrupt:
         interrupted = True
@@ -756,10 +766,13 @@ class _Interrupted(Exception):
 
 def _finding(
     switches: Switches, seed: int, examples: int, bounds: Bounds, invariant: str, index: int,
-    trace: Trace, out: Path | None,
+    trace: Trace, out: Path | None, shrink_it: bool = True,
 ) -> Finding:  # fmt: skip
     original = fired_only(trace)
-    shrunk = shrink(switches, original, invariant, bounds)
+    if shrink_it:
+        shrunk = shrink(switches, original, invariant, bounds)
+    else:  # after a Ctrl-C: written as found
+        shrunk = Shrunk(schedule=original, runs=0, interrupted=False)
     _, result = simulate(switches, shrunk.schedule)
     tick = dict(result.violations)[invariant]
     path = None

@@ -295,3 +295,31 @@ def test_default_out_is_reports_counterexamples(tmp_path: Path, capsys: pytest.C
         os.chdir(cwd)
     assert code == 0
     assert [p.name for p in (tmp_path / "reports" / "counterexamples").iterdir()] == ["duplicate-effect--key-none--seed1.toml"]
+
+
+def test_ctrl_c_while_shrinking_keeps_every_invariant_that_schedule_broke(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real = simulate
+    calls = [0]
+    stop_at: list[int] = []
+
+    def flaky(switches: Switches, schedule: Schedule) -> tuple[Trace, Outcome]:
+        trace, result = real(switches, schedule)
+        calls[0] += 1
+        if len(result.broken) > 1 and not stop_at:
+            stop_at.append(calls[0] + 3)  # three runs into the first shrink
+        if stop_at and calls[0] == stop_at[0]:
+            raise KeyboardInterrupt
+        return trace, result
+
+    monkeypatch.setattr(explore_module, "simulate", flaky)
+    pins_off = Switches().with_values({"pins": "off"})
+    result = explore(pins_off, seed=2, examples=10**6, out=tmp_path)
+    monkeypatch.setattr(explore_module, "simulate", real)
+    assert result.interrupted
+    assert {f.invariant for f in result.findings} == {"misused-dependant", "wrong-acceptance"}
+    for finding in result.findings:
+        assert finding.path is not None and finding.path.exists()
+        _, replayed = real(pins_off, finding.schedule)
+        assert (finding.invariant, finding.tick) in replayed.violations
