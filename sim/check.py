@@ -55,8 +55,7 @@ from typing import Any
 from sim import invariants
 from sim.engine.world import World
 from sim.errors import SimError, SwitchError
-from sim.outcome import outcome
-from sim.scenario import EXPECT_KEYS, dump
+from sim.run import counterexample
 from sim.schedule import (
     DeathPoint,
     DuplicateDelivery,
@@ -607,9 +606,6 @@ def base_switches(values: dict[str, str]) -> Switches:
 def counterexample_file(result: Result, example: Counterexample, out: Path) -> Path:
     """Write the counterexample as a replayable scenario with its expected figures."""
     schedule = example.schedule
-    trace = World(result.switches, schedule).run()
-    figures = outcome(trace).to_json()
-    expect = {key: figures[key] for key in EXPECT_KEYS if key in figures}  # the whole outcome
     description = (
         f"sim check counterexample: {example.invariant} breaks at t{example.tick} with "
         f"{result.protections} ({result.checkpoints} checkpoints), a shortest schedule within the "
@@ -617,7 +613,7 @@ def counterexample_file(result: Result, example: Counterexample, out: Path) -> P
     )
     path = out / f"{result.protections}.{result.checkpoints}.{example.invariant}.toml"
     out.mkdir(parents=True, exist_ok=True)
-    path.write_text(dump(description, result.switches, schedule, expect), encoding="utf-8")
+    path.write_text(counterexample(description, result.switches, schedule), encoding="utf-8")
     return path
 
 

@@ -25,7 +25,6 @@ and tick, and the runs in which each invariant was at risk and broken.
 from __future__ import annotations
 
 import dataclasses
-import os
 import random
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -35,8 +34,8 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from sim import invariants
 from sim.errors import ScheduleError, SimError
-from sim.run import simulate
-from sim.scenario import dump
+from sim.files import atomic_write
+from sim.run import counterexample, simulate
 from sim.schedule import (
     DeathPoint,
     DuplicateDelivery,
@@ -679,17 +678,8 @@ def describe_faults(s: Schedule) -> str:
 
 def write_counterexample(path: Path, description: str, switches: Switches, schedule: Schedule) -> None:
     """Write the scenario file with its full outcome as [expect], atomically (Ctrl-C safe)."""
-    _, result = simulate(switches, schedule)
-    expect = result.to_json()
-    expect.pop("horizon_reached")
-    text = dump(description, switches, schedule, expect)
     path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_name(path.name + ".partial")
-    try:
-        partial.write_text(text, encoding="utf-8")
-        os.replace(partial, path)
-    finally:
-        partial.unlink(missing_ok=True)
+    atomic_write(path, counterexample(description, switches, schedule))
 
 
 Progress = Callable[[int, int, float, int], None]  # (runs, examples, seconds, findings)

@@ -15,7 +15,6 @@ from typing import Callable, Iterator
 
 from sim.trace import Kind, ReportHistory, Trace
 
-
 Check = Callable[[Trace, ReportHistory], Iterator[int]]
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
@@ -56,6 +57,10 @@ class Outcome:
             "last_tick": self.last_tick,
             "horizon_reached": self.horizon_reached,
         }
+
+
+#: the outcome's fields, in the order of SPEC.md section 8 and of `Outcome.to_json`
+FIELDS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(Outcome))
 
 
 def outcome(trace: Trace) -> Outcome:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from sim.engine import run as run_engine
 from sim.errors import ScheduleError
 from sim.outcome import Outcome, outcome
-from sim.scenario import Scenario
+from sim.scenario import Scenario, dump
 from sim.schedule import Schedule
 from sim.switches import Switches
 from sim.trace import Trace
@@ -14,6 +14,15 @@ from sim.trace import Trace
 def simulate(switches: Switches, schedule: Schedule) -> tuple[Trace, Outcome]:
     trace = run_engine(switches, schedule)
     return trace, outcome(trace)
+
+
+def counterexample(description: str, switches: Switches, schedule: Schedule) -> str:
+    """A scenario file that replays `schedule` and expects its whole outcome (`sim trace FILE
+    --check` then confirms it still breaks what it broke, at the same tick)."""
+    _, result = simulate(switches, schedule)
+    expect = result.to_json()
+    del expect["horizon_reached"]
+    return dump(description, switches, schedule, expect)
 
 
 def run_scenario(scenario: Scenario, strict: bool = True) -> tuple[Trace, Outcome]:

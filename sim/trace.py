@@ -72,7 +72,7 @@ class Trace:
 
     def version_at(self, tick: int) -> int:
         """The 1-based report version current at `tick`."""
-        return self.versions.index(self.content_at(tick)) + 1
+        return ReportHistory(self).version_at(tick)
 
     @property
     def final_content(self) -> tuple[int, ...]:
@@ -85,9 +85,10 @@ class Trace:
 class ReportHistory:
     """The report content current at each tick of one trace, read once from its changes."""
 
-    __slots__ = ("first", "changes")
+    __slots__ = ("versions", "first", "changes")
 
     def __init__(self, trace: Trace) -> None:
+        self.versions = trace.versions
         self.first = trace.versions[0]
         self.changes = [
             (e.tick, tuple(e.detail["content"])) for e in trace.events if e.kind is Kind.REPORT_CHANGED
@@ -101,3 +102,7 @@ class ReportHistory:
                 break
             content = new
         return content
+
+    def version_at(self, tick: int) -> int:
+        """The 1-based report version current at `tick`."""
+        return self.versions.index(self.at(tick)) + 1

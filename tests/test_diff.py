@@ -3,29 +3,16 @@
 from __future__ import annotations
 
 import json
-import os
-from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 from rich.cells import cell_len
+from test_swimlane import check_golden  # one way to compare with the golden files
 
 from sim.cli import cli, main
 from sim.commands.common import load_scenario
 from sim.render import diff as diffs
 from sim.run import run_scenario
-
-GOLDEN = Path(__file__).parent / "golden"
-
-
-def check_golden(name: str, text: str) -> None:
-    """As in test_swimlane: SIM_UPDATE_GOLDEN=1 rewrites the file instead of comparing."""
-    path = GOLDEN / name
-    if os.environ.get("SIM_UPDATE_GOLDEN"):
-        GOLDEN.mkdir(exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    assert path.exists(), f"{path} is missing: run with SIM_UPDATE_GOLDEN=1 to create it"
-    assert text == path.read_text(encoding="utf-8"), f"{name} differs from its golden file"
 
 
 def invoke(*args: str) -> tuple[int, str]:

@@ -336,7 +336,7 @@ class Controller:
         world = self.world
         if self.newsletter is not None or t < world.schedule.newsletter_ready:
             return
-        digest = world.newsletter_choice()
+        digest = choose_newsletter(world)
         if digest is None:
             return
         self.newsletter = digest

@@ -6,7 +6,7 @@ from typing import Any
 
 import simpy
 
-from sim.engine.actors import Attempt, Controller, Status, choose_newsletter, input_process
+from sim.engine.actors import Attempt, Controller, Status, input_process
 from sim.engine.records import Acceptance, Candidate, Feed, JournalRecord, Part
 from sim.schedule import DeathPoint, Schedule, Silence
 from sim.switches import Checkpoints, Fencing, Gate, Pins, Switches
@@ -169,9 +169,6 @@ class World:
         if self.last_acceptance is None:
             return False
         return self.last_change is None or self.last_change <= self.last_acceptance
-
-    def newsletter_choice(self) -> Candidate | None:
-        return choose_newsletter(self)
 
     # -- running -----------------------------------------------------------------------------
     def run(self) -> Trace:

@@ -29,7 +29,7 @@ from typing import Any
 
 from sim.invariants import BY_NAME, GUARDED_BY, breaking_events
 from sim.render.text import describe, tick_story
-from sim.trace import Event, Kind, Trace, revenue
+from sim.trace import Event, Kind, ReportHistory, Trace, revenue
 
 #: legend key -> (group, example symbol, class, meaning). The legend lists the entries a grid
 #: uses, in this order, each with the first symbol that used it in that grid.
@@ -262,6 +262,7 @@ class _Builder:
         self.events = [(i, e) for i, e in enumerate(trace.events) if e.tick <= last]
         self.breaks = breaks(trace)
         self.sections = trace.schedule.sections
+        self.report_at = ReportHistory(trace)  # read once, asked per event below
         # row key -> tick -> (marks, events, broke)
         self.cells: dict[str, dict[int, tuple[list[Mark], list[int], list[str]]]] = {}
         self.used: dict[str, tuple[str, str]] = {}  # legend key -> first (symbol, class) using it
@@ -273,7 +274,7 @@ class _Builder:
                 pins[e.attempt or 0] = e.detail["pin"]
             elif e.kind is Kind.COMPUTED:
                 pin = pins.get(e.attempt or 0)
-                self.read_version[e.detail["result"]] = pin if pin is not None else trace.version_at(e.tick)
+                self.read_version[e.detail["result"]] = pin if pin is not None else self.report_at.version_at(e.tick)
 
     # -- cells ---------------------------------------------------------------------------
     def add(self, row: str, tick: int, mark: Mark, index: int | None, broke: tuple[str, ...] = ()) -> None:
@@ -525,8 +526,8 @@ class _Builder:
         trace = self.trace
         e = trace.events[index]
         d = e.detail
-        current = trace.content_at(e.tick)
-        now = trace.version_at(e.tick)
+        current = self.report_at.at(e.tick)
+        now = self.report_at.version_at(e.tick)
         if name == "stale-write":
             return f"token {d['token']} is below the epoch {d['epoch']}, and the store applied the write"
         if name == "duplicate-effect":
@@ -540,7 +541,7 @@ class _Builder:
         if name == "two-acceptances":
             before = [
                 x for x in trace.events[:index]
-                if x.kind is Kind.ACCEPTED and trace.content_at(x.tick) == current
+                if x.kind is Kind.ACCEPTED and self.report_at.at(x.tick) == current
             ]  # fmt: skip
             other = f"{before[0].detail['digest']} at t{before[0].tick}" if before else "another digest"
             return f"{other} was already accepted while the same report (v{now}) was current"

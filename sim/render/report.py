@@ -13,7 +13,6 @@ from __future__ import annotations
 import csv
 import io
 import json
-import os
 import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -21,8 +20,11 @@ from pathlib import Path
 from typing import Any
 
 from sim.errors import SimError
+from sim.files import atomic_write
+from sim.outcome import FIELDS as OUTCOME_FIELDS
 from sim.render.explainer import render_explainer
 from sim.render.grid import Grid
+from sim.scenario import NEWSLETTER_KEYS
 from sim.switches import Switches
 
 Document = dict[str, Any]
@@ -71,21 +73,11 @@ def render_json(doc: Document) -> str:
 
 
 # -- CSV -----------------------------------------------------------------------------------
-OUTCOME_COLUMNS = (
-    "model_calls",
-    "model_calls_by_attempt",
-    "steps_restored",
-    "stale_writes_rejected",
-    "stale_writes_applied",
-    "posts_applied",
-    "first_accepted_tick",
-    "confirmed_tick",
-    "newsletter_start_tick",
-    "newsletter_digest",
-    "newsletter_quoted_revenue",
-    "finished",
-    "last_tick",
-    "horizon_reached",
+OUTCOME_COLUMNS = tuple(
+    column
+    for name in OUTCOME_FIELDS
+    if name != "violations"  # one column per invariant instead
+    for column in ([f"newsletter_{k}" for k in NEWSLETTER_KEYS] if name == "newsletter" else [name])
 )
 
 
@@ -308,22 +300,6 @@ def prepare_out(out: Path) -> Path:
     except OSError as exc:
         raise OutDirError(f"--out {label}: cannot write reports there ({exc.strerror or exc})") from None
     return out
-
-
-def atomic_write(path: Path, text: str) -> None:
-    """Write `text` to a temporary file beside `path`, then replace `path` with it."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
 
 
 def render_all(
