@@ -12,6 +12,15 @@ from __future__ import annotations
 from typing import NamedTuple
 
 
+JournalKey = int | tuple[int, int]
+
+
+def journal_key(step: int, content: int | None) -> JournalKey:
+    """The journal's key for a step: (step, section content) with pins on, the step alone with
+    pins off (`content` None), so a successor restores a step only when its key matches."""
+    return step if content is None else (step, content)
+
+
 class JournalRecord(NamedTuple):
     result: str
     content: int  # the section content revision the result was computed from

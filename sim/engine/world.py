@@ -7,7 +7,7 @@ from typing import Any
 import simpy
 
 from sim.engine.actors import Attempt, Controller, Status, input_process
-from sim.engine.records import Acceptance, Candidate, Feed, JournalRecord, Part
+from sim.engine.records import Acceptance, Candidate, Feed, JournalKey, JournalRecord, Part, journal_key
 from sim.schedule import DeathPoint, Schedule, Silence
 from sim.switches import Checkpoints, Fencing, Gate, Pins, Switches
 from sim.trace import Event, Kind, Trace
@@ -34,7 +34,7 @@ class World:
         self.attempts: list[Attempt] = []
         self.owner: Attempt | None = None
         self.epoch = schedule.first_token - 1  # no attempt admitted yet
-        self.journal: dict[object, JournalRecord] = {}
+        self.journal: dict[JournalKey, JournalRecord] = {}
         self.candidates: list[Candidate] = []
         self.acceptances: list[Acceptance] = []
         self.effects: dict[str, str] = {}  # digest -> "intent" | "confirmed"
@@ -95,17 +95,14 @@ class World:
         })  # fmt: skip
         return applied
 
-    def journal_key(self, step: int, pin: int | None) -> object:
-        """Keyed by (step, section hash) with pins on, by step name alone with pins off."""
-        if pin is None:
-            return step
-        return (step, self.versions[pin][step])
+    def journal_key(self, step: int, pin: int | None) -> JournalKey:
+        """The key a step of an attempt pinned to version `pin` (None: pins off) looks up."""
+        return journal_key(step, None if pin is None else self.versions[pin][step])
 
     def _journal(self, writer: Attempt, steps: list[tuple[int, Part | None]]) -> None:
         for i, part in steps:
             assert part is not None
-            key = (i, part.content) if self.pins else i
-            self.journal[key] = JournalRecord(part.result, part.content, writer.n)
+            self.journal[journal_key(i, part.content if self.pins else None)] = JournalRecord(part.result, part.content, writer.n)
 
     def write_journal(self, tick: int, writer: Attempt, steps: list[tuple[int, Part | None]]) -> bool:
         detail = {"record": "steps", "steps": [[i + 1, p.result, p.content] for i, p in steps if p]}

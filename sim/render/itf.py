@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from sim.engine.records import journal_key
 from sim.invariants import violations
 from sim.render.text import describe
 from sim.trace import Event, Kind, Trace, revenue
@@ -118,8 +119,7 @@ def states(trace: Trace) -> list[dict[str, Any]]:
                 attempts[n]["status"] = "done"
             elif k is Kind.WRITE and d["applied"]:
                 for step, result, rev in d.get("steps", []):
-                    key = (step, rev) if pins else step
-                    journal[key] = {"result": result, "content": rev, "by": n}
+                    journal[journal_key(step, rev if pins else None)] = {"result": result, "content": rev, "by": n}
                 if d["record"] == "candidate":
                     candidates.append({
                         "digest": d["digest"], "attempt": n, "token": d["token"], "pin": d["pin"] or 0,
