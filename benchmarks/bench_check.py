@@ -24,14 +24,14 @@ import time
 def one(max_faults: int, horizon: int, workers: int) -> dict[str, float]:
     from concurrent.futures import ProcessPoolExecutor
 
-    from sim.check import Bound, Config, InlineExecutor, check
+    from sim.check import CheckBound, Config, InlineExecutor, check
     from sim.switches import Switches
 
     executor = InlineExecutor() if workers == 1 else ProcessPoolExecutor(max_workers=workers)
     load = os.getloadavg()[0]
     before = os.times()
     started = time.perf_counter()
-    (result,) = check([Config("all-on", Switches())], Bound(max_faults, horizon), executor=executor, workers=workers)
+    (result,) = check([Config("all-on", Switches())], CheckBound(max_faults, horizon), executor=executor, workers=workers)
     seconds = time.perf_counter() - started
     executor.shutdown()
     after = os.times()

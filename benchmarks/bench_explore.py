@@ -15,7 +15,8 @@ import random
 import time
 from collections.abc import Callable
 
-from sim.explore import Bounds, SeededChoices, draw_schedule, explore, schedules
+from sim.faults import ExploreBounds
+from sim.explore import SeededChoices, draw_schedule, explore, schedules
 from sim.run import simulate
 from sim.switches import Switches
 
@@ -39,7 +40,7 @@ def main() -> None:
         os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
     n: int = args.examples
     repeat: int = args.repeat
-    bounds = Bounds()
+    bounds = ExploreBounds()
     switches = Switches()
     choices = SeededChoices(random.Random(1))
     drawn = [draw_schedule(choices, bounds) for _ in range(n)]

@@ -8,30 +8,19 @@ public surface; the command line (`sim.cli`) is built on them.
 from sim.outcome import Outcome, outcome
 from sim.run import run_scenario, simulate
 from sim.scenario import Scenario, load
-from sim.schedule import (
-    DeathPoint,
-    DuplicateDelivery,
-    PosterDeath,
-    ReportChange,
-    Schedule,
-    Silence,
-    worked_example,
-)
+from sim import faults
+from sim.schedule import Schedule, worked_example
 from sim.switches import COMBINATIONS, Switches
 from sim.trace import Event, Kind, Trace
 
 __all__ = [
     "COMBINATIONS",
-    "DeathPoint",
-    "DuplicateDelivery",
     "Event",
     "Kind",
     "Outcome",
-    "PosterDeath",
-    "ReportChange",
     "Scenario",
+    "faults",
     "Schedule",
-    "Silence",
     "Switches",
     "Trace",
     "load",

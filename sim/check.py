@@ -1,13 +1,8 @@
 """Exhaustive bounded model checking of fault schedules (`sim check`).
 
-The bounded space: every fault schedule with at most `max_faults` faults, each drawn from
-
-- a silence of any attempt at any tick t <= horizon: a crash, or a pause waking at any tick
-  t < wake <= horizon;
-- a report change at any tick 0 <= t <= horizon, touching any non-empty set of sections;
-- a death of the poster of any post action that happens at a tick <= horizon, at each of its
-  three points (before the intent, after the intent, after the send);
-- a duplicate concurrent delivery of any send that happens at a tick <= horizon.
+The bounded space: every fault schedule with at most `max_faults` faults, each one a fault
+that a registered fault kind (`sim.faults`) offers at a moment of the run at a tick <= horizon
+(`Fault.offers`; `Bound.to_json` lists what each kind offers, in words).
 
 A schedule counts only if every one of its faults takes effect (`trace.unfired` is empty):
 any other schedule produces exactly the trace of the smaller schedule without the faults that
@@ -43,7 +38,6 @@ array, like TLC's fingerprint set).
 from __future__ import annotations
 
 import heapq
-import itertools
 from array import array
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
@@ -53,17 +47,13 @@ from pathlib import Path
 from typing import Any
 
 from sim import invariants
-from sim.engine.world import World
+from sim.engine import run_world
+from sim.engine.world import Consult, Position, World
 from sim.errors import SimError, SwitchError
+from sim.faults import KINDS, Fault, Moment, check_order
+from sim.faults import describe as describe_list
 from sim.run import counterexample
-from sim.schedule import (
-    DeathPoint,
-    DuplicateDelivery,
-    PosterDeath,
-    ReportChange,
-    Schedule,
-    Silence,
-)
+from sim.schedule import Schedule
 from sim.switches import (
     PROTECTIONS,
     WEAKENINGS,
@@ -81,24 +71,10 @@ DEFAULT_HORIZON = 12
 #: the setting's constants are the worked example's (Schedule's defaults).
 SETTING = Schedule()
 
-# A fault as a small tuple of ints, ordered by its first field (these codes travel to
-# workers and back, so they stay compact):
-#   (CHANGE, at, sections)   (SILENCE, attempt, at, wake or 0 for a crash)
-#   (DEATH, nth, point index) (DUPLICATE, nth)
-CHANGE, SILENCE, DEATH, DUPLICATE = 0, 1, 2, 3
-Fault = tuple[Any, ...]
 Code = tuple[Fault, ...]  # a schedule: its faults, in the order they are consulted
-POINTS = tuple(DeathPoint)
-
-#: every non-empty set of sections, smallest first, then in lexicographic order.
-SECTION_SETS: tuple[tuple[int, ...], ...] = tuple(
-    combo
-    for size in range(1, SETTING.sections + 1)
-    for combo in itertools.combinations(range(1, SETTING.sections + 1), size)
-)
-
-# what a run consults, besides the input phase of every tick
-_CONSULT_SILENCE, _CONSULT_POST, _CONSULT_SEND = 1, 2, 3
+#: a schedule's faults in `sim check`'s canonical order, as comparable keys (the shortest
+#: counterexample is the least (fault count, tick, keys))
+Keys = tuple[tuple[Any, ...], ...]
 
 
 class BoundError(SimError, ValueError):
@@ -106,7 +82,7 @@ class BoundError(SimError, ValueError):
 
 
 @dataclass(frozen=True, slots=True)
-class Bound:
+class CheckBound:
     """What is enumerated: at most `max_faults` faults, each taking effect at a tick <= `horizon`."""
 
     max_faults: int = DEFAULT_MAX_FAULTS
@@ -122,13 +98,7 @@ class Bound:
         return {
             "max_faults": self.max_faults,
             "horizon": self.horizon,
-            "faults": {
-                "silence": f"any attempt at any tick <= t{self.horizon}: crash, or pause waking by t{self.horizon}",
-                "change": f"any tick t0..t{self.horizon}, any non-empty set of the {SETTING.sections} sections",
-                "poster_death": f"any post action at a tick <= t{self.horizon}, at each of "
-                + ", ".join(p.value for p in POINTS),
-                "duplicate_delivery": f"any send at a tick <= t{self.horizon}",
-            },
+            "faults": {kind.check_name: kind.bound_words(self.horizon, SETTING) for kind in KINDS},
             "setting": {
                 "sections": SETTING.sections,
                 "first_token": SETTING.first_token,
@@ -140,120 +110,42 @@ class Bound:
 
     def describe(self) -> str:
         return (
-            f"every schedule of up to {self.max_faults} fault(s) (silences, report changes, poster "
-            f"deaths, duplicate deliveries) taking effect by t{self.horizon}"
+            f"every schedule of up to {self.max_faults} fault(s) ({', '.join(k.plural for k in KINDS)}) "
+            f"taking effect by t{self.horizon}"
         )
 
 
 # -- schedules from codes ----------------------------------------------------------------------
 def schedule_of(code: Iterable[Fault]) -> Schedule:
-    """The Schedule a code stands for, each list in a canonical order."""
-    silences, changes, deaths, duplicates = [], [], [], []
-    for fault in code:
-        kind = fault[0]
-        if kind == CHANGE:
-            changes.append(ReportChange(at=fault[1], sections=fault[2]))
-        elif kind == SILENCE:
-            silences.append(Silence(attempt=fault[1], at=fault[2], wake=fault[3] or None))
-        elif kind == DEATH:
-            deaths.append(PosterDeath(point=POINTS[fault[2]], nth=fault[1]))
-        else:
-            duplicates.append(DuplicateDelivery(nth=fault[1]))
-    return replace(
-        SETTING,
-        silences=tuple(sorted(silences, key=lambda s: (s.attempt, s.at))),
-        changes=tuple(sorted(changes, key=lambda c: c.at)),
-        poster_deaths=tuple(sorted(deaths, key=lambda d: d.nth)),
-        duplicate_deliveries=tuple(sorted(duplicates, key=lambda d: d.nth)),
-    )
+    """The Schedule a code stands for (the setting's constants, the faults in canonical order)."""
+    return SETTING.with_faults(tuple(code))
 
 
-def describe_fault(fault: Fault) -> str:
-    kind = fault[0]
-    if kind == CHANGE:
-        return f"report change at t{fault[1]} (sections {', '.join(map(str, fault[2]))})"
-    if kind == SILENCE:
-        if not fault[3]:
-            return f"#{fault[1]} crashes at t{fault[2]}"
-        return f"#{fault[1]} pauses at t{fault[2]} until t{fault[3]}"
-    if kind == DEATH:
-        return f"poster of post {fault[1]} dies {POINTS[fault[2]].value.replace('-', ' ')}"
-    return f"send {fault[1]} delivered twice"
+def keys(code: Code) -> Keys:
+    return tuple(sorted(check_order(f) for f in code))
 
 
 # -- one run -----------------------------------------------------------------------------------
-class _Recording(World):
-    """A World that also records every moment a fault could be consulted, in order."""
-
-    def __init__(self, switches: Switches, schedule: Schedule) -> None:
-        super().__init__(switches, schedule)
-        self.consults: list[tuple[int, int, int, int]] = []  # (tick, seq, what, attempt or nth)
-
-    def silence_at(self, attempt: int, tick: int) -> Silence | None:
-        self.consults.append((tick, len(self.consults) + 1, _CONSULT_SILENCE, attempt))
-        return super().silence_at(attempt, tick)
-
-    def next_post(self) -> DeathPoint | None:
-        self.consults.append((int(self.env.now), len(self.consults) + 1, _CONSULT_POST, self.posts + 1))
-        return super().next_post()
-
-    def send(self, tick: int, writer: Any, digest: str, key: str | None) -> None:
-        self.consults.append((tick, len(self.consults) + 1, _CONSULT_SEND, self.sends + 1))
-        super().send(tick, writer, digest, key)
-
-
-def children(code: Code, consults: Sequence[tuple[int, int, int, int]], horizon: int) -> list[Code]:
+def children(code: Code, consults: Sequence[Consult], fired: dict[Fault, Position], horizon: int) -> list[Code]:
     """The schedules one fault larger whose new fault is consulted after all of `code`'s.
 
     The moments are ordered by (tick, seq): the input phase of tick t is (t, 0), the run's
     consults during tick t follow it in the order they happened.
     """
-    silences: dict[int, list[Fault]] = {}
-    deaths = set()
-    duplicates = set()
-    last = (-1, 0)
-    for fault in code:
-        if fault[0] == SILENCE:
-            silences.setdefault(fault[1], []).append(fault)
-        elif fault[0] == DEATH:
-            deaths.add(fault[1])
-        elif fault[0] == DUPLICATE:
-            duplicates.add(fault[1])
-        else:
-            last = max(last, (fault[1], 0))
-    for tick, seq, what, arg in consults:
-        if what == _CONSULT_SILENCE:
-            hit = any(f[2] == tick for f in silences.get(arg, ()))
-        elif what == _CONSULT_POST:
-            hit = arg in deaths
-        else:
-            hit = arg in duplicates
-        if hit and (tick, seq) > last:
-            last = (tick, seq)
-    points: list[tuple[int, int, int, int]] = [(t, 0, 0, 0) for t in range(last[0] + 1, horizon + 1)]
+    last = max((fired[f] for f in code), default=(-1, 0))
+    points: list[tuple[int, int, Moment, tuple[int, ...]]] = [
+        (t, 0, Moment.INPUT, (t,)) for t in range(last[0] + 1, horizon + 1)
+    ]
     points += [c for c in consults if (c[0], c[1]) > last and c[0] <= horizon]
-    points.sort()
+    points.sort(key=lambda p: (p[0], p[1]))
+    by_moment: dict[Moment, list[type[Fault]]] = {}
+    for kind in KINDS:
+        by_moment.setdefault(kind.moment, []).append(kind)
     out: list[Code] = []
-    for point in points:
-        if point[1] == 0:
-            t = point[0]
-            out.extend(code + ((CHANGE, t, sections),) for sections in SECTION_SETS)
-        else:
-            out.extend(_offered(code, point, silences, horizon))
+    for _, _, moment, where in points:
+        for kind in by_moment.get(moment, ()):
+            out.extend(code + (fault,) for fault in kind.offers(code, where, horizon, SETTING))
     return out
-
-
-def _offered(code: Code, consult: tuple[int, int, int, int], silences: dict[int, list[Fault]],
-             horizon: int) -> list[Code]:  # fmt: skip
-    tick, _, what, arg = consult
-    if what == _CONSULT_SILENCE:
-        mine = silences.get(arg, ())
-        if any(f[3] == 0 or f[3] >= tick for f in mine):
-            return []  # still silent (a schedule cannot silence it again before it woke)
-        return [code + ((SILENCE, arg, tick, wake),) for wake in (0, *range(tick + 1, horizon + 1))]
-    if what == _CONSULT_POST:
-        return [code + ((DEATH, arg, i),) for i in range(len(POINTS))]
-    return [code + ((DUPLICATE, arg),)]
 
 
 _KIND_CODE = {kind: i for i, kind in enumerate(Kind)}
@@ -276,19 +168,19 @@ def fingerprint(events: Sequence[Event]) -> int:
     return int.from_bytes(blake2b(repr(parts).encode(), digest_size=8).digest(), "little")
 
 
-def run_code(switches: Switches, code: Code, record: bool) -> tuple[Trace, list[tuple[int, int, int, int]]]:
-    world = (_Recording if record else World)(switches, schedule_of(code))
-    trace = world.run()
+def run_code(switches: Switches, code: Code, record: bool) -> tuple[Trace, World]:
+    world = World(switches, schedule_of(code), record=record)
+    trace = run_world(world)
     if trace.unfired:  # the walk builds only schedules whose faults all fire
         raise AssertionError(f"sim check: a fault did not fire in {code}: {trace.unfired}")
-    return trace, getattr(world, "consults", [])
+    return trace, world
 
 
 # -- jobs: the unit of work an executor runs --------------------------------------------------------
 @dataclass(frozen=True, slots=True)
 class Job:
     switches: Switches
-    bound: Bound
+    bound: CheckBound
     codes: tuple[Code, ...]
 
 
@@ -297,8 +189,8 @@ class JobResult:
     schedules: int = 0
     fingerprints: bytes = b""  # 8 bytes per schedule run, native order
     violations: dict[str, int] = field(default_factory=dict)
-    #: invariant -> (fault count, tick it broke, canonical code): the shortest so far
-    shortest: dict[str, tuple[int, int, Code]] = field(default_factory=dict)
+    #: invariant -> ((fault count, tick it broke, canonical keys), code): the shortest so far
+    shortest: dict[str, tuple[tuple[int, int, Keys], Code]] = field(default_factory=dict)
     horizon_reached: int = 0
     children: list[Code] = field(default_factory=list)
 
@@ -312,18 +204,19 @@ def run_job(job: Job) -> JobResult:
     limit = job.bound.max_faults
     for code in job.codes:
         grow = len(code) < limit
-        trace, consults = run_code(job.switches, code, grow)
+        trace, world = run_code(job.switches, code, grow)
         result.schedules += 1
         prints.append(fingerprint(trace.events))
         if trace.horizon_reached:
             result.horizon_reached += 1
         for name, tick in invariants.violations(trace):
             violations[name] = violations.get(name, 0) + 1
-            key = (len(code), tick, tuple(sorted(code)))
-            if name not in shortest or key < shortest[name]:
-                shortest[name] = key
+            key = (len(code), tick, keys(code))
+            if name not in shortest or key < shortest[name][0]:
+                shortest[name] = (key, code)
         if grow:
-            result.children.extend(children(code, consults, job.bound.horizon))
+            assert world.consults is not None
+            result.children.extend(children(code, world.consults, world.fired, job.bound.horizon))
     result.fingerprints = prints.tobytes()
     return result
 
@@ -393,7 +286,7 @@ class Counterexample:
         return schedule_of(self.code)
 
     def describe(self) -> str:
-        return "; ".join(describe_fault(f) for f in self.code) or "no faults"
+        return describe_list(self.code, none="no faults")
 
 
 @dataclass(frozen=True, slots=True)
@@ -437,7 +330,7 @@ class _Tally:
         self.horizon_reached = 0
         self.prints = FingerprintSet()
         self.violations: dict[str, int] = {}
-        self.shortest: dict[str, tuple[int, int, Code]] = {}
+        self.shortest: dict[str, tuple[tuple[int, int, Keys], Code]] = {}
 
     def add(self, result: JobResult) -> None:
         self.schedules += result.schedules
@@ -445,9 +338,9 @@ class _Tally:
         self.prints.update(array("Q", result.fingerprints))
         for name, count in result.violations.items():
             self.violations[name] = self.violations.get(name, 0) + count
-        for name, key in result.shortest.items():
-            if name not in self.shortest or key < self.shortest[name]:
-                self.shortest[name] = key
+        for name, (key, code) in result.shortest.items():
+            if name not in self.shortest or key < self.shortest[name][0]:
+                self.shortest[name] = (key, code)
 
     def result(self, config: Config) -> Result:
         return Result(
@@ -456,7 +349,8 @@ class _Tally:
             distinct_traces=len(self.prints),
             violations={name: self.violations.get(name, 0) for name in invariants.NAMES},
             counterexamples={
-                name: Counterexample(name, key[2], key[1]) for name, key in sorted(self.shortest.items())
+                name: Counterexample(name, schedule_of(code).faults, key[1])
+                for name, (key, code) in sorted(self.shortest.items())
             },
             horizon_reached=self.horizon_reached,
         )
@@ -469,7 +363,7 @@ GROWING_WEIGHT = 32
 Progress = Callable[[int, int], None]
 
 
-def check(configs: Sequence[Config], bound: Bound, executor: Executor | None = None, workers: int = 1,
+def check(configs: Sequence[Config], bound: CheckBound, executor: Executor | None = None, workers: int = 1,
           batch: int = 256, progress: Progress | None = None) -> list[Result]:  # fmt: skip
     """Walk the bounded space under each configuration; one Result per configuration.
 
@@ -618,7 +512,7 @@ def counterexample_file(result: Result, example: Counterexample, out: Path) -> P
 
 
 __all__ = [
-    "Bound",
+    "CheckBound",
     "BoundError",
     "Config",
     "Counterexample",
@@ -632,7 +526,6 @@ __all__ = [
     "children",
     "configurations",
     "counterexample_file",
-    "describe_fault",
     "fingerprint",
     "run_job",
     "schedule_of",

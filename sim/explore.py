@@ -30,20 +30,15 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from sim import invariants
 from sim.errors import ScheduleError, SimError
 from sim.files import atomic_write
 from sim.run import counterexample, simulate
-from sim.schedule import (
-    DeathPoint,
-    DuplicateDelivery,
-    PosterDeath,
-    ReportChange,
-    Schedule,
-    Silence,
-)
+from sim.faults import KINDS, Choices, ExploreBounds, Fault
+from sim.faults import describe as describe_list
+from sim.schedule import Schedule
 from sim.switches import PROTECTIONS, Gate, Pins, Switches
 from sim.trace import Kind, Trace
 
@@ -54,65 +49,8 @@ if TYPE_CHECKING:  # pragma: no cover
 
 T = TypeVar("T")
 
-# -- the bounds of the space ----------------------------------------------------------------
-
-
-def toward(target: int, lo: int, hi: int) -> tuple[int, ...]:
-    """lo..hi ordered by distance from `target` (ties: the lower first): shrinks to `target`."""
-    return tuple(sorted(range(lo, hi + 1), key=lambda v: (abs(v - target), v)))
-
-
-@dataclass(frozen=True, slots=True)
-class Bounds:
-    """What a drawn schedule may contain. Defaults are the documented bounds (docs/explore.md)."""
-
-    #: at most this many faults (silences + report changes + poster deaths + duplicate deliveries)
-    max_faults: int = 4
-    #: faults are scheduled at ticks 0..last_tick (a silence of attempt #n at n..last_tick)
-    last_tick: int = 30
-    #: silences name attempts #1..#attempts
-    attempts: int = 4
-    #: a paused attempt wakes 1..max_pause ticks after it fell silent
-    max_pause: int = 10
-    #: poster deaths and duplicate deliveries name one of the first max_nth posts / sends
-    max_nth: int = 3
-    #: the constants of the setting, the worked example's value first
-    sections: tuple[int, ...] = toward(4, 2, 6)
-    heartbeat_limits: tuple[int, ...] = toward(2, 1, 4)
-    newsletter_ready: tuple[int, ...] = toward(12, 0, 24)
-
-    def __post_init__(self) -> None:
-        if self.max_faults < 0:
-            raise SimError(f"--max-faults: {self.max_faults} must be at least 0")
-        if self.last_tick < 1 or self.attempts < 1 or self.max_pause < 1 or self.max_nth < 1:
-            raise SimError(f"bounds: every bound must be at least 1 ({self})")
-
-
-#: the fault kinds, in shrink order (the worked example's silence first)
-FAULT_KINDS = ("silence", "change", "death", "duplicate")
-#: death points, in shrink order (the worked example's after-send first)
-DEATH_POINTS = (DeathPoint.AFTER_SEND, DeathPoint.AFTER_INTENT, DeathPoint.BEFORE_INTENT)
 #: chance of one more fault after each fault drawn (and before the first)
 MORE_FAULTS = 0.8
-#: chance that a silence is a crash rather than a pause
-CRASH = 0.3
-#: chance that a silence names a later attempt than #1 (uniformly #2..#attempts)
-LATER_ATTEMPT = 0.5
-#: chance that a fault's tick is drawn from the whole range rather than near its earliest tick
-FAR_TICK = 0.25
-NEAR_TICKS = 12
-#: chance that a report change touches one more section
-MORE_SECTIONS = 0.25
-
-
-class Choices(Protocol):
-    """Where `draw_schedule` gets its decisions. Each shrinks toward its first/lowest value."""
-
-    def integer(self, lo: int, hi: int) -> int: ...
-
-    def pick(self, options: Sequence[T]) -> T: ...
-
-    def flip(self, p: float) -> bool: ...
 
 
 class SeededChoices:
@@ -162,77 +100,33 @@ class HypothesisChoices:
         return self.draw(self.st.integers(0, 99)) >= round(100 * (1 - p))
 
 
-def draw_schedule(c: Choices, bounds: Bounds = Bounds()) -> Schedule:
-    """One fault schedule. The single definition of the space both searches draw from."""
+def draw_schedule(c: Choices, bounds: ExploreBounds = ExploreBounds()) -> Schedule:
+    """One fault schedule. The single definition of the space both searches draw from: the
+    setting's constants, then faults while a coin says so, each of a kind picked from the
+    registry and drawn by that kind (a fault that cannot join those drawn so far is dropped)."""
     sections = c.pick(bounds.sections)
     heartbeat_limit = c.pick(bounds.heartbeat_limits)
     newsletter_ready = c.pick(bounds.newsletter_ready)
-    first_sections = toward(2, 1, sections)
-    silences: list[Silence] = []
-    changes: list[ReportChange] = []
-    deaths: list[PosterDeath] = []
-    duplicates: list[DuplicateDelivery] = []
+    kinds = tuple(KINDS)
+    faults: list[Fault] = []
     drawn = 0
     while drawn < bounds.max_faults and c.flip(MORE_FAULTS):
         drawn += 1
-        kind = c.pick(FAULT_KINDS)
-        if kind == "silence":
-            attempt = 1 if not c.flip(LATER_ATTEMPT) else c.integer(min(2, bounds.attempts), bounds.attempts)
-            at = _tick(c, attempt, bounds)
-            wake = None if c.flip(CRASH) else at + c.integer(1, bounds.max_pause)
-            silence = Silence(attempt, at, wake)
-            if not any(_overlap(silence, s) for s in silences):
-                silences.append(silence)
-        elif kind == "change":
-            at = _tick(c, 0, bounds)
-            touched = [c.pick(first_sections)]
-            for section in range(1, sections + 1):
-                if section not in touched and c.flip(MORE_SECTIONS):
-                    touched.append(section)
-            if all(ch.at != at for ch in changes):
-                changes.append(ReportChange(at, tuple(sorted(touched))))
-        elif kind == "death":
-            point = c.pick(DEATH_POINTS)
-            nth = c.integer(1, bounds.max_nth)
-            if all(d.nth != nth for d in deaths):
-                deaths.append(PosterDeath(point, nth))
-        else:
-            nth = c.integer(1, bounds.max_nth)
-            if all(d.nth != nth for d in duplicates):
-                duplicates.append(DuplicateDelivery(nth))
+        fault = c.pick(kinds).draw(c, bounds, sections, faults)
+        if fault is not None:
+            faults.append(fault)
     return Schedule(
-        silences=tuple(sorted(silences, key=lambda s: (s.attempt, s.at))),
-        changes=tuple(sorted(changes, key=lambda ch: ch.at)),
-        poster_deaths=tuple(sorted(deaths, key=lambda d: d.nth)),
-        duplicate_deliveries=tuple(sorted(duplicates, key=lambda d: d.nth)),
+        faults=tuple(faults),
         sections=sections,
         heartbeat_limit=heartbeat_limit,
         newsletter_ready=newsletter_ready,
     )
 
 
-def _tick(c: Choices, lo: int, bounds: Bounds) -> int:
-    """A tick from `lo` on: mostly within NEAR_TICKS of it, where a run does most of its
-    work, sometimes anywhere up to the last tick."""
-    hi = max(lo, bounds.last_tick)
-    if c.flip(FAR_TICK):
-        return c.integer(lo, hi)
-    return c.integer(lo, min(hi, lo + NEAR_TICKS))
-
-
-def _overlap(a: Silence, b: Silence) -> bool:
-    """Two silences of one attempt that the schedule cannot hold together."""
-    if a.attempt != b.attempt:
-        return False
-    a_first = b.wake is None or a.at <= b.wake
-    b_first = a.wake is None or b.at <= a.wake
-    return a_first and b_first
-
-
 # -- Hypothesis strategies --------------------------------------------------------------------
 
 
-def schedules(bounds: Bounds = Bounds()) -> SearchStrategy[Schedule]:
+def schedules(bounds: ExploreBounds = ExploreBounds()) -> SearchStrategy[Schedule]:
     """Hypothesis strategy: fault schedules within `bounds`, shrinking toward the worked example."""
     from hypothesis import strategies as st
 
@@ -267,27 +161,22 @@ TICK_BUCKET = 5
 TICK_BUCKETS = 6
 
 
-def fired_faults(trace: Trace) -> Iterator[tuple[str, int]]:
-    """(fault kind, tick) for every fault of the schedule that took effect in this run."""
+def observed(trace: Trace) -> Iterator[tuple[str, int, int]]:
+    """(coverage label, tick, last tick it affects) for every fault that took effect in this
+    run, as its kind reads it from the trace."""
+    watchers: dict[Kind, list[type[Fault]]] = {}
+    for kind in KINDS:
+        watchers.setdefault(kind.shown_by(), []).append(kind)
     for e in trace.events:
-        kind = e.kind
-        if kind is Kind.SILENT:
-            yield ("silence (crashed)" if e.detail["crashed"] else "silence (paused)"), e.tick
-        elif kind is Kind.REPORT_CHANGED:
-            yield "report change", e.tick
-        elif kind is Kind.DIED:
-            yield f"poster death {e.detail['point']}", e.tick
-        elif kind is Kind.SENT and e.detail["copies"] > 1:
-            yield "duplicate delivery", e.tick
+        for kind in watchers.get(e.kind, ()):
+            seen = kind.observe(e)
+            if seen is not None:
+                yield seen
 
 
-COVERAGE_KINDS = (
-    "silence (paused)",
-    "silence (crashed)",
-    "report change",
-    *(f"poster death {p.value}" for p in DEATH_POINTS),
-    "duplicate delivery",
-)
+def coverage_kinds() -> tuple[str, ...]:
+    """The coverage table's rows: every registered kind's labels, in registry order."""
+    return tuple(label for kind in KINDS for label in kind.coverage_labels)
 
 
 def at_risk(trace: Trace) -> set[str]:
@@ -357,13 +246,7 @@ def at_risk(trace: Trace) -> set[str]:
 def last_fault_tick(trace: Trace) -> int:
     """The last tick at which a fault took effect or ended (a paused attempt's wake tick, even
     if the attempt was stopped meanwhile and so does nothing when it comes)."""
-    last = 0
-    for e in trace.events:
-        if e.kind is Kind.SILENT:
-            last = max(last, e.tick, e.detail["wake"] or 0)
-        elif e.kind is Kind.REPORT_CHANGED or e.kind is Kind.DIED or e.kind is Kind.SENT and e.detail["copies"] > 1:
-            last = max(last, e.tick)
-    return last
+    return max((end for _, _, end in observed(trace)), default=0)
 
 
 def settle_bound(trace: Trace) -> int:
@@ -386,101 +269,38 @@ def settle_bound(trace: Trace) -> int:
 def fired_only(trace: Trace) -> Schedule:
     """The run's schedule without the faults that never took effect (the same run, replayable
     by the strict `sim trace`)."""
-    s = trace.schedule
-    silenced = set()
-    posts = sends = 0
-    for e in trace.events:
-        kind = e.kind
-        if kind is Kind.SILENT:
-            silenced.add((e.attempt, e.tick))
-        elif kind is Kind.SENT:  # every post action that got as far as its send
-            posts += 1
-            sends += 1
-        elif kind is Kind.DIED and e.detail["point"] != DeathPoint.AFTER_SEND.value:
-            posts += 1  # a post action that died before its send
-        elif kind is Kind.WRITE and e.detail["record"] == "intent" and not e.detail["applied"]:
-            posts += 1  # a post action fenced at its intent
-    return dataclasses.replace(
-        s,
-        silences=tuple(x for x in s.silences if (x.attempt, x.at) in silenced),
-        changes=tuple(c for c in s.changes if c.at <= trace.last_tick),
-        poster_deaths=tuple(d for d in s.poster_deaths if d.nth <= posts),
-        duplicate_deliveries=tuple(d for d in s.duplicate_deliveries if d.nth <= sends),
-    )
+    fired = set(trace.fired)
+    return trace.schedule.with_faults([f for f in trace.schedule.faults if f in fired])
 
 
 def complexity(s: Schedule) -> tuple[int, int, int]:
     """How far a schedule is from the simplest: fewer faults first, then earlier ticks, then
     the rest (attempt numbers, nth, sections touched, constants away from the worked example)."""
-    ticks = sum(x.at + (0 if x.wake is None else x.wake - x.at) for x in s.silences)
-    ticks += sum(c.at for c in s.changes)
-    rest = sum(x.attempt for x in s.silences)
-    rest += sum(len(c.sections) + abs(c.sections[0] - 2) for c in s.changes)
-    rest += sum(d.nth + DEATH_POINTS.index(d.point) for d in s.poster_deaths)
-    rest += sum(d.nth for d in s.duplicate_deliveries)
+    ticks = rest = 0
+    for f in s.faults:
+        late, other = f.complexity()
+        ticks += late
+        rest += other
     rest += abs(s.sections - 4) + abs(s.heartbeat_limit - 2) + abs(s.newsletter_ready - 12)
     return s.fault_count, ticks, rest
-
-
-def _lower(value: int, floor: int) -> list[int]:
-    """Smaller values to try for `value`, boldest first."""
-    out: list[int] = []
-    for v in (floor, (floor + value) // 2, value - 1):
-        if floor <= v < value and v not in out:
-            out.append(v)
-    return out
 
 
 def _variants(s: Schedule) -> Iterator[dict[str, Any]]:
     """Simpler versions of `s`, as field changes: drop a fault, then simplify each fault and
     each constant. Some are invalid; the caller skips those."""
-    lists = ("silences", "changes", "poster_deaths", "duplicate_deliveries")
-    for name in lists:
-        items = getattr(s, name)
-        for i in range(len(items)):
-            yield {name: items[:i] + items[i + 1 :]}
-    for i, x in enumerate(s.silences):
-        def put(new: Silence, i: int = i) -> dict[str, Any]:
-            return {"silences": s.silences[:i] + (new,) + s.silences[i + 1 :]}
-
-        for a in _lower(x.attempt, 1):
-            yield put(Silence(a, max(x.at, a), None if x.wake is None else max(x.wake, a + 1)))
-        for at in _lower(x.at, x.attempt):  # earlier, the same pause
-            yield put(Silence(x.attempt, at, None if x.wake is None else x.wake - (x.at - at)))
-        if x.wake is not None:
-            for wake in _lower(x.wake, x.at + 1):
-                yield put(Silence(x.attempt, x.at, wake))
-    for i, c in enumerate(s.changes):
-        def put_change(new: ReportChange, i: int = i) -> dict[str, Any]:
-            return {"changes": s.changes[:i] + (new,) + s.changes[i + 1 :]}
-
-        for at in _lower(c.at, 0):
-            yield put_change(ReportChange(at, c.sections))
-        if len(c.sections) > 1:
-            for sec in c.sections:
-                yield put_change(ReportChange(c.at, tuple(x for x in c.sections if x != sec)))
-        elif c.sections != (2,) and s.sections >= 2:
-            yield put_change(ReportChange(c.at, (2,)))
-    for i, d in enumerate(s.poster_deaths):
-        def put_death(new: PosterDeath, i: int = i) -> dict[str, Any]:
-            return {"poster_deaths": s.poster_deaths[:i] + (new,) + s.poster_deaths[i + 1 :]}
-
-        for nth in _lower(d.nth, 1):
-            yield put_death(PosterDeath(d.point, nth))
-        for point in DEATH_POINTS[: DEATH_POINTS.index(d.point)]:
-            yield put_death(PosterDeath(point, d.nth))
-    for i, dup in enumerate(s.duplicate_deliveries):
-        for nth in _lower(dup.nth, 1):
-            new = DuplicateDelivery(nth)
-            yield {"duplicate_deliveries": s.duplicate_deliveries[:i] + (new,) + s.duplicate_deliveries[i + 1 :]}
+    faults = s.faults
+    for i in range(len(faults)):
+        yield {"faults": faults[:i] + faults[i + 1 :]}
+    for i, fault in enumerate(faults):
+        for new in fault.simpler(s.sections):
+            yield {"faults": faults[:i] + (new,) + faults[i + 1 :]}
     for name, target in (("sections", 4), ("heartbeat_limit", 2), ("newsletter_ready", 12)):
         value = getattr(s, name)
         if value != target:
             yield {name: target}
             yield {name: value + (1 if value < target else -1)}
-    if s.sections > 4:  # fewer sections: a change to a dropped section moves to the last one
-        changes = tuple(ReportChange(c.at, tuple(sorted({min(x, 4) for x in c.sections}))) for c in s.changes)
-        yield {"sections": 4, "changes": changes}
+    if s.sections > 4:  # fewer sections: each fault fitted to them
+        yield {"sections": 4, "faults": tuple(f.fit(4) for f in faults)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -490,27 +310,19 @@ class Shrunk:
     interrupted: bool = False
 
 
-def single_faults(s: Schedule, bounds: Bounds) -> list[Schedule]:
+def single_faults(s: Schedule, bounds: ExploreBounds) -> list[Schedule]:
     """Every schedule with at most one fault within `bounds` and `s`'s constants, simplest
     first (the schedule with no fault at all leads)."""
-    out = [dataclasses.replace(s, silences=(), changes=(), poster_deaths=(), duplicate_deliveries=())]
-    empty = out[0]
-    for attempt in range(1, bounds.attempts + 1):
-        for at in range(attempt, max(attempt, bounds.last_tick) + 1):
-            for wake in (None, *range(at + 1, at + bounds.max_pause + 1)):
-                out.append(dataclasses.replace(empty, silences=(Silence(attempt, at, wake),)))
-    for at in range(bounds.last_tick + 1):
-        for section in toward(2, 1, s.sections):
-            out.append(dataclasses.replace(empty, changes=(ReportChange(at, (section,)),)))
-    for nth in range(1, bounds.max_nth + 1):
-        for point in DEATH_POINTS:
-            out.append(dataclasses.replace(empty, poster_deaths=(PosterDeath(point, nth),)))
-        out.append(dataclasses.replace(empty, duplicate_deliveries=(DuplicateDelivery(nth),)))
+    empty = s.with_faults(())
+    out = [empty]
+    for kind in KINDS:
+        out.extend(empty.with_faults((f,)) for f in kind.singles(bounds, s.sections))
     return sorted(out, key=complexity)
 
 
 def shrink(
-    switches: Switches, schedule: Schedule, invariant: str, bounds: Bounds = Bounds(), max_runs: int = 20_000
+    switches: Switches, schedule: Schedule, invariant: str, bounds: ExploreBounds = ExploreBounds(),
+    max_runs: int = 20_000,
 ) -> Shrunk:
     """Simplify `schedule` while `invariant` still breaks under `switches`.
 
@@ -582,7 +394,7 @@ class Coverage:
 
     def add(self, trace: Trace, result: Outcome) -> None:
         self.runs += 1
-        for kind, tick in fired_faults(trace):
+        for kind, tick, _ in observed(trace):
             bucket = min(tick // TICK_BUCKET, TICK_BUCKETS - 1)
             self.faults[kind, bucket] = self.faults.get((kind, bucket), 0) + 1
         self.unfired += len(trace.unfired)
@@ -613,7 +425,7 @@ class Exploration:
     switches: Switches
     seed: int
     examples: int  # requested
-    bounds: Bounds
+    bounds: ExploreBounds
     runs: int  # schedules drawn, run and checked
     seconds: float
     interrupted: bool
@@ -627,7 +439,7 @@ class Exploration:
         return tuple(f for f in self.findings if not f.expected)
 
 
-def rerun_args(switches: Switches, seed: int, examples: int, bounds: Bounds) -> str:
+def rerun_args(switches: Switches, seed: int, examples: int, bounds: ExploreBounds) -> str:
     """The `sim explore` arguments that repeat a search exactly."""
     parts = [f"--seed {seed}", f"--examples {examples}", f"--max-faults {bounds.max_faults}"]
     label = switches.set_args()
@@ -660,20 +472,9 @@ def counterexample_name(invariant: str, switches: Switches, seed: int) -> str:
 
 
 def describe_faults(s: Schedule) -> str:
-    words = []
-    for x in s.silences:
-        end = "crashes (never wakes)" if x.wake is None else f"pauses until t{x.wake}"
-        words.append(f"#{x.attempt} falls silent at t{x.at} and {end}")
-    for c in s.changes:
-        words.append(f"the report changes at t{c.at} (section {', '.join(map(str, c.sections))})")
-    for d in s.poster_deaths:
-        words.append(f"post action {d.nth} dies {d.point.value}")
-    for dup in s.duplicate_deliveries:
-        words.append(f"send {dup.nth} reaches the feed twice")
-    if not words:
-        words.append("no fault at all")
+    """The schedule in words: its faults, then the setting's constants."""
     constants = f"{s.sections} sections, heartbeat limit {s.heartbeat_limit}, newsletter ready at t{s.newsletter_ready}"
-    return "; ".join(words) + f" ({constants})"
+    return describe_list(s.faults) + f" ({constants})"
 
 
 def write_counterexample(path: Path, description: str, switches: Switches, schedule: Schedule) -> None:
@@ -690,7 +491,7 @@ def explore(
     *,
     seed: int,
     examples: int,
-    bounds: Bounds = Bounds(),
+    bounds: ExploreBounds = ExploreBounds(),
     out: Path | None = None,
     progress: Progress | None = None,
     progress_every: int = 1000,
@@ -755,7 +556,7 @@ class _Interrupted(Exception):
 
 
 def _finding(
-    switches: Switches, seed: int, examples: int, bounds: Bounds, invariant: str, index: int,
+    switches: Switches, seed: int, examples: int, bounds: ExploreBounds, invariant: str, index: int,
     trace: Trace, out: Path | None, shrink_it: bool = True,
 ) -> Finding:  # fmt: skip
     original = fired_only(trace)

@@ -23,25 +23,12 @@ from typing import Any
 
 from sim.errors import ScenarioError, ScheduleError, SimError
 from sim.outcome import FIELDS as OUTCOME_FIELDS
-from sim.schedule import (
-    DeathPoint,
-    DuplicateDelivery,
-    PosterDeath,
-    ReportChange,
-    Schedule,
-    Silence,
-    worked_example,
-)
+from sim.faults import KINDS, by_key
+from sim.schedule import Schedule, worked_example
 from sim.switches import SWITCHES, Switches, parse_value
 
 TOP_KEYS = ("description", "switches", "schedule", "expect")
 SCALARS = ("sections", "first_token", "heartbeat_limit", "newsletter_ready", "horizon")
-LISTS = {
-    "silences": ("attempt", "at", "wake"),
-    "changes": ("at", "sections"),
-    "poster_deaths": ("point", "nth"),
-    "duplicate_deliveries": ("nth",),
-}
 EXPECT_KEYS = tuple(name for name in OUTCOME_FIELDS if name != "horizon_reached")
 NEWSLETTER_KEYS = ("start_tick", "digest", "quoted_revenue")
 
@@ -121,8 +108,9 @@ def parse(text: str, source: str, name: str) -> Scenario:
 
 
 def build_schedule(switches: Switches, overrides: dict[str, Any], source: str) -> Schedule:
-    """The worked example's schedule for these switches, with the file's overrides applied."""
-    _only(overrides, SCALARS + tuple(LISTS), source, "schedule.")
+    """The worked example's schedule for these switches, with the file's overrides applied:
+    a scalar replaces the constant, a fault kind's list replaces that kind's faults."""
+    _only(overrides, SCALARS + tuple(kind.key for kind in KINDS), source, "schedule.")
     base = worked_example(switches)
     changes: dict[str, Any] = {}
     for key in SCALARS:
@@ -131,59 +119,26 @@ def build_schedule(switches: Switches, overrides: dict[str, Any], source: str) -
             if not isinstance(value, int) or isinstance(value, bool):
                 raise ScenarioError(f"{source}: schedule.{key}: expected an integer, got {value!r}")
             changes[key] = value
-    for key, fields in LISTS.items():
-        if key not in overrides:
+    faults = list(base.faults)
+    for key, items in overrides.items():
+        kind = by_key(key)
+        if kind is None:
             continue
-        items = overrides[key]
         if not isinstance(items, list):
             raise ScenarioError(f"{source}: schedule.{key}: expected a list of tables")
-        built = []
+        faults = [f for f in faults if type(f) is not kind]
         for i, item in enumerate(items):
             where = f"schedule.{key}[{i}]"
             if not isinstance(item, dict):
-                raise ScenarioError(f"{source}: {where}: expected a table like {{{', '.join(fields)}}}")
-            _only(item, fields, source, where + ".")
-            built.append(_fault(key, item, source, where))
-        changes[key] = tuple(built)
+                raise ScenarioError(f"{source}: {where}: expected a table like {{{', '.join(kind.fields)}}}")
+            _only(item, kind.fields, source, where + ".")
+            faults.append(kind.parse(item, f"{source}: {where}"))
     try:
-        return dataclasses.replace(base, **changes)
+        return dataclasses.replace(base, faults=tuple(faults), **changes)
     except ScheduleError as exc:
         raise ScheduleError(f"{source}: schedule.{exc}") from None
     except TypeError as exc:
         raise ScenarioError(f"{source}: schedule: {exc}") from None
-
-
-def _fault(key: str, item: dict[str, Any], source: str, where: str) -> object:
-    def integer(name: str, default: int | None = None, required: bool = True) -> int | None:
-        if name not in item:
-            if required and default is None:
-                raise ScenarioError(f"{source}: {where}.{name}: missing (an integer tick or number)")
-            return default
-        value = item[name]
-        if not isinstance(value, int) or isinstance(value, bool):
-            raise ScenarioError(f"{source}: {where}.{name}: expected an integer, got {value!r}")
-        return value
-
-    if key == "silences":
-        return Silence(
-            attempt=integer("attempt") or 0,
-            at=integer("at") or 0,
-            wake=integer("wake", required=False),
-        )
-    if key == "changes":
-        sections = item.get("sections", [2])
-        if not isinstance(sections, list) or not all(isinstance(s, int) for s in sections):
-            raise ScenarioError(f"{source}: {where}.sections: expected a list of section numbers")
-        return ReportChange(at=integer("at") or 0, sections=tuple(sections))
-    if key == "poster_deaths":
-        point = item.get("point", DeathPoint.AFTER_SEND.value)
-        allowed = [p.value for p in DeathPoint]
-        if point not in allowed:
-            raise ScenarioError(
-                f"{source}: {where}.point: {point!r} is not a death point; allowed: {', '.join(allowed)}"
-            )
-        return PosterDeath(point=DeathPoint(point), nth=integer("nth", 1) or 1)
-    return DuplicateDelivery(nth=integer("nth", 1) or 1)
 
 
 def _check_expect(expect: dict[str, Any], source: str) -> None:
@@ -245,16 +200,8 @@ def dump(description: str, switches: Switches, schedule: Schedule, expect: dict[
     lines += [f'{name} = "{value}"' for name, value in switches.as_dict().items()]
     lines += ["", "[schedule]"]
     lines += [f"{key} = {getattr(schedule, key)}" for key in SCALARS]
-    lines.append("silences = [" + ", ".join(
-        "{attempt = %d, at = %d%s}" % (s.attempt, s.at, "" if s.wake is None else f", wake = {s.wake}")
-        for s in schedule.silences) + "]")  # fmt: skip
-    lines.append("changes = [" + ", ".join(
-        "{at = %d, sections = [%s]}" % (c.at, ", ".join(map(str, c.sections))) for c in schedule.changes
-    ) + "]")  # fmt: skip
-    lines.append("poster_deaths = [" + ", ".join(
-        '{point = "%s", nth = %d}' % (d.point.value, d.nth) for d in schedule.poster_deaths) + "]")  # fmt: skip
-    lines.append("duplicate_deliveries = [" + ", ".join(
-        "{nth = %d}" % d.nth for d in schedule.duplicate_deliveries) + "]")  # fmt: skip
+    for kind in KINDS:
+        lines.append(f"{kind.key} = [" + ", ".join(f.dump() for f in schedule.of(kind)) + "]")
     if expect:
         lines += ["", "[expect]"]
         for key, value in expect.items():

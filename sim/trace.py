@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any, NamedTuple
 
+from sim.faults import Fault
 from sim.schedule import Schedule
 from sim.switches import Switches
 
@@ -65,6 +66,8 @@ class Trace:
     #: faults of the schedule that never took effect (e.g. a silence of an attempt that
     #: was never admitted), described in words.
     unfired: tuple[str, ...]
+    #: the faults of the schedule that took effect, in the order they did
+    fired: tuple[Fault, ...] = ()
 
     def content_at(self, tick: int) -> tuple[int, ...]:
         """The report content current at `tick` (after that tick's input phase)."""

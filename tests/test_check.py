@@ -14,7 +14,7 @@ import pytest
 
 from sim import check as checker
 from sim.check import (
-    Bound,
+    CheckBound,
     Config,
     InlineExecutor,
     Job,
@@ -24,13 +24,17 @@ from sim.check import (
     schedule_of,
 )
 from sim.cli import main
+from sim.engine import run_world
+from sim.engine.world import World
 from sim.errors import ScheduleError
+from sim.faults import DuplicateDelivery, Fault, Moment, PosterDeath, PostPoint, ReportChange, Silence
+from sim.faults import change as change_kind
 from sim.switches import Checkpoints, Switches
 
 ALL_ON = Config("all-on", Switches())
 
 
-def walk(config: Config, bound: Bound) -> list[checker.Code]:
+def walk(config: Config, bound: CheckBound) -> list[checker.Code]:
     """Every schedule the walk runs, in the fixed (one-worker) order."""
     order: list[checker.Code] = []
     stack: list[checker.Code] = [()]
@@ -42,34 +46,31 @@ def walk(config: Config, bound: Bound) -> list[checker.Code]:
     return order
 
 
-def brute_force(config: Config, bound: Bound, attempts: int = 4, nth: int = 3) -> set[frozenset[checker.Fault]]:
+def brute_force(config: Config, bound: CheckBound, attempts: int = 4, nth: int = 3) -> set[frozenset[Fault]]:
     """Every schedule of a static fault alphabet that is valid, whose faults all fire and
     whose deaths and duplicates happen by the horizon: what the walk must visit."""
     t_max = bound.horizon
-    alphabet: list[checker.Fault] = []
+    alphabet: list[Fault] = []
     for k in range(1, attempts + 1):
         for at in range(k, t_max + 1):
-            alphabet += [(checker.SILENCE, k, at, wake) for wake in (0, *range(at + 1, t_max + 1))]
-    alphabet += [(checker.CHANGE, t, s) for t in range(t_max + 1) for s in checker.SECTION_SETS]
-    alphabet += [(checker.DEATH, n, p) for n in range(1, nth + 1) for p in range(len(checker.POINTS))]
-    alphabet += [(checker.DUPLICATE, n) for n in range(1, nth + 1)]
+            alphabet += [Silence(k, at, wake) for wake in (None, *range(at + 1, t_max + 1))]
+    alphabet += [ReportChange(t, s) for t in range(t_max + 1) for s in change_kind.section_sets(4)]
+    alphabet += [PosterDeath(p, n) for n in range(1, nth + 1) for p in PostPoint]
+    alphabet += [DuplicateDelivery(n) for n in range(1, nth + 1)]
     found = set()
     for size in range(bound.max_faults + 1):
         for combo in itertools.combinations(alphabet, size):
             try:
-                schedule_of(combo)
+                schedule = schedule_of(combo)
             except ScheduleError:
                 continue
-            world = checker._Recording(config.switches, schedule_of(combo))
-            trace = world.run()
+            world = World(config.switches, schedule, record=True)
+            trace = run_world(world)
             if trace.unfired:
                 continue
-            ticks = {(what, arg): tick for tick, _, what, arg in world.consults}
-            late = any(
-                ticks[(checker._CONSULT_POST if f[0] == checker.DEATH else checker._CONSULT_SEND, f[1])] > t_max
-                for f in combo
-                if f[0] in (checker.DEATH, checker.DUPLICATE)
-            )
+            assert world.consults is not None
+            ticks = {(moment, where): tick for tick, _, moment, where in world.consults}
+            late = any(ticks[(f.moment, f.where())] > t_max for f in combo if f.moment in (Moment.POST, Moment.SEND))
             if not late:
                 found.add(frozenset(combo))
     return found
@@ -84,8 +85,8 @@ def test_walk_visits_exactly_the_schedules_whose_faults_all_fire(
     switches: Switches, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # a smaller change alphabet keeps the brute force quick; the walk reads the same one
-    monkeypatch.setattr(checker, "SECTION_SETS", ((2,), (1, 3)))
-    config, bound = Config("x", switches), Bound(max_faults=2, horizon=8)
+    monkeypatch.setattr(change_kind, "section_sets", lambda sections: ((2,), (1, 3)))
+    config, bound = Config("x", switches), CheckBound(max_faults=2, horizon=8)
     order = walk(config, bound)
     assert len(order) == len(set(order)), "a schedule was visited twice"
     assert {frozenset(code) for code in order} == brute_force(config, bound)
@@ -93,7 +94,7 @@ def test_walk_visits_exactly_the_schedules_whose_faults_all_fire(
 
 def test_pinned_counts_for_one_fault() -> None:
     configs = configurations(Switches(), "each", [Checkpoints.PER_STEP])
-    results = check(configs, Bound(max_faults=1, horizon=12))
+    results = check(configs, CheckBound(max_faults=1, horizon=12))
     assert [(r.protections, r.schedules, r.distinct_traces, r.verdict) for r in results] == [
         ("all-on", 263, 263, "holds"),
         ("fencing=off", 263, 263, "broken"),
@@ -108,19 +109,19 @@ def test_pinned_counts_for_one_fault() -> None:
 def test_pinned_counts_for_two_faults() -> None:
     # the schedules run and the distinct traces they produced, pinned like stateright's state
     # counts; the 90 duplicates are pauses whose attempt was refused before its wake tick
-    (result,) = check([ALL_ON], Bound(max_faults=2, horizon=8))
+    (result,) = check([ALL_ON], CheckBound(max_faults=2, horizon=8))
     assert (result.schedules, result.distinct_traces, result.verdict) == (13388, 13298, "holds")
 
 
 def test_identical_results_for_any_number_of_workers_and_batch_size() -> None:
-    bound = Bound(max_faults=2, horizon=4)
+    bound = CheckBound(max_faults=2, horizon=4)
     configs = [ALL_ON, Config("fencing=off", Switches().with_values({"fencing": "off"}))]
     one = check(configs, bound, executor=InlineExecutor(), workers=1)
     assert [(r.schedules, r.distinct_traces, r.verdict) for r in one] == [
         (3093, 3093, "holds"),
         (3093, 3093, "broken"),
     ]
-    assert one[1].counterexamples["stale-write"].describe() == "#1 pauses at t1 until t4"
+    assert one[1].counterexamples["stale-write"].describe() == "#1 falls silent at t1 and pauses until t4"
     with ProcessPoolExecutor(max_workers=2) as pool:
         two = check(configs, bound, executor=pool, workers=2, batch=97)
     assert two == one
@@ -128,8 +129,8 @@ def test_identical_results_for_any_number_of_workers_and_batch_size() -> None:
 
 
 def test_walk_order_is_fixed() -> None:
-    order = walk(ALL_ON, Bound(max_faults=1, horizon=3))
-    assert order[:3] == [(), ((checker.CHANGE, 0, (1,)),), ((checker.CHANGE, 0, (2,)),)]
+    order = walk(ALL_ON, CheckBound(max_faults=1, horizon=3))
+    assert order[:3] == [(), (ReportChange(0, (1,)),), (ReportChange(0, (2,)),)]
     # changes at t0..t3 (15 section sets each); #1 silent at t1 (crash, wake t2, t3), t2 (crash,
     # wake t3), t3 (crash)
     assert len(order) == 1 + 4 * 15 + 3 + 2 + 1
@@ -137,8 +138,8 @@ def test_walk_order_is_fixed() -> None:
 
 def test_fingerprint_does_not_depend_on_the_hash_seed() -> None:
     code = (
-        "from sim.check import check, Bound, Config; from sim.switches import Switches;"
-        "r = check([Config('a', Switches())], Bound(1, 6)); print(r[0].distinct_traces);"
+        "from sim.check import check, CheckBound, Config; from sim.switches import Switches;"
+        "r = check([Config('a', Switches())], CheckBound(1, 6)); print(r[0].distinct_traces);"
         "from sim.check import fingerprint; from sim.engine import run; from sim.schedule import worked_example;"
         "print(fingerprint(run(Switches(), worked_example(Switches())).events))"
     )
@@ -211,7 +212,7 @@ def test_cli_exits_1_when_all_on_breaks(tmp_path: Path, monkeypatch: pytest.Monk
 
     def broken(*args: object, **kwargs: object) -> list[checker.Result]:
         results = real(*args, **kwargs)  # type: ignore[arg-type]
-        fake = checker.Counterexample("stale-write", ((checker.CHANGE, 2, (2,)),), 2)
+        fake = checker.Counterexample("stale-write", (ReportChange(2, (2,)),), 2)
         return [
             checker.Result(
                 r.config, r.schedules, r.distinct_traces, {**r.violations, "stale-write": 1}, {"stale-write": fake}, 0

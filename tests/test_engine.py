@@ -2,21 +2,15 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
 
 from sim.outcome import outcome
 from sim.run import simulate
-from sim.schedule import (
-    DeathPoint,
-    DuplicateDelivery,
-    PosterDeath,
-    ReportChange,
-    Schedule,
-    Silence,
-    worked_example,
-)
+from sim.faults import DuplicateDelivery, PosterDeath, PostPoint, ReportChange, Silence
+from sim.schedule import Schedule, worked_example
 from sim.switches import Switches
 from sim.trace import Kind, Trace
 
@@ -79,7 +73,7 @@ def test_silent_attempt_makes_its_call_then_is_unknown_after_two_missed_heartbea
 
 def test_heartbeat_limit_is_data() -> None:
     switches = Switches()
-    schedule = Schedule(**{**_fields(worked_example(switches)), "heartbeat_limit": 3})
+    schedule = dataclasses.replace(worked_example(switches), heartbeat_limit=3)
     trace, _ = simulate(switches, schedule)
     assert ticks(trace, Kind.UNKNOWN, 1) == [6]
 
@@ -229,9 +223,7 @@ def test_crashed_worker_never_wakes_and_no_stale_write_happens() -> None:
 # -- schedules that are not the worked example's -------------------------------------------
 def test_other_schedule_crash_of_attempt_2_and_two_report_changes() -> None:
     schedule = Schedule(
-        silences=(Silence(attempt=1, at=3, wake=8), Silence(attempt=2, at=7)),
-        changes=(ReportChange(at=4, sections=(2,)), ReportChange(at=6, sections=(1, 3))),
-        poster_deaths=(PosterDeath(),),
+        faults=(Silence(attempt=1, at=3, wake=8), Silence(attempt=2, at=7), ReportChange(at=4, sections=(2,)), ReportChange(at=6, sections=(1, 3)), PosterDeath()),
     )
     trace, result = simulate(Switches(), schedule)
     assert trace.unfired == ()
@@ -249,13 +241,13 @@ def test_other_schedule_crash_of_attempt_2_and_two_report_changes() -> None:
 @pytest.mark.parametrize(
     ("point", "posts", "answers"),
     [
-        (DeathPoint.BEFORE_INTENT, 1, ["applied"]),
-        (DeathPoint.AFTER_INTENT, 1, ["applied"]),
-        (DeathPoint.AFTER_SEND, 1, ["applied", "repeat"]),
+        (PostPoint.BEFORE_INTENT, 1, ["applied"]),
+        (PostPoint.AFTER_INTENT, 1, ["applied"]),
+        (PostPoint.AFTER_SEND, 1, ["applied", "repeat"]),
     ],
 )
-def test_poster_death_points(point: DeathPoint, posts: int, answers: list[str]) -> None:
-    schedule = Schedule(**{**_fields(worked_example(Switches())), "poster_deaths": (PosterDeath(point),)})
+def test_poster_death_points(point: PostPoint, posts: int, answers: list[str]) -> None:
+    schedule = worked_example(Switches()).with_kind(PosterDeath, [PosterDeath(point)])
     trace, result = simulate(Switches(), schedule)
     assert [d["answer"] for _, d in events(trace, Kind.FEED)] == answers
     assert result.posts_applied == posts and result.finished and result.violations == ()
@@ -265,8 +257,7 @@ def test_poster_death_points(point: DeathPoint, posts: int, answers: list[str]) 
 
 
 def test_concurrent_duplicate_delivery_is_deduplicated_by_key_and_duplicated_without() -> None:
-    base = _fields(worked_example(Switches()))
-    schedule = Schedule(**{**base, "duplicate_deliveries": (DuplicateDelivery(1),)})
+    schedule = worked_example(Switches()).with_kind(DuplicateDelivery, [DuplicateDelivery(1)])
     trace, result = simulate(Switches(), schedule)
     assert [d["answer"] for _, d in events(trace, Kind.FEED)][:2] == ["applied", "repeat"]
     assert result.violations == ()
@@ -276,7 +267,7 @@ def test_concurrent_duplicate_delivery_is_deduplicated_by_key_and_duplicated_wit
 
 
 def test_unfired_faults_are_reported() -> None:
-    schedule = Schedule(silences=(Silence(attempt=7, at=9),))
+    schedule = Schedule(faults=(Silence(attempt=7, at=9),))
     trace, _ = simulate(Switches(), schedule)
     assert trace.unfired == ("silence of attempt #7 at t9: attempt #7 was never admitted (only 1)",)
 
@@ -287,23 +278,10 @@ def test_same_scenario_twice_gives_identical_traces_and_outcomes() -> None:
     assert outcome(first) == outcome(second)
 
 
-def _fields(schedule: Schedule) -> dict:
-    return {
-        name: getattr(schedule, name)
-        for name in (
-            "silences", "changes", "poster_deaths", "duplicate_deliveries", "sections",
-            "first_token", "heartbeat_limit", "newsletter_ready", "horizon",
-        )
-    }  # fmt: skip
-
-
 # -- corners found in review ----------------------------------------------------------------
 def test_a_replaced_poster_is_fenced_by_its_intent_write_before_it_reaches_the_feed() -> None:
     switches = Switches().with_values({"change": "never"})
-    schedule = Schedule(
-        silences=(Silence(attempt=1, at=6, wake=11),),
-        poster_deaths=(PosterDeath(DeathPoint.AFTER_INTENT),),
-    )
+    schedule = Schedule(faults=(Silence(attempt=1, at=6, wake=11), PosterDeath(PostPoint.AFTER_INTENT),))
     trace, result = simulate(switches, schedule)
     # #1 (token 41) wakes at t11 after #2 (epoch 42) recorded the intent and died
     assert [(t, d["record"], d["applied"]) for t, d in events(trace, Kind.WRITE, 1) if t == 11] == [
@@ -327,9 +305,7 @@ def test_finished_when_a_second_digest_for_the_final_report_is_confirmed() -> No
 def test_a_crashed_unknown_attempt_stays_unknown_when_its_candidate_is_refused() -> None:
     switches = Switches().with_values({"fencing": "off"})
     schedule = Schedule(
-        silences=(Silence(1, 3, 8), Silence(1, 10, None)),
-        changes=(ReportChange(4, (2,)),),
-        poster_deaths=(PosterDeath(),),
+        faults=(Silence(1, 3, 8), Silence(1, 10, None), ReportChange(4, (2,)), PosterDeath()),
     )
     trace, _ = simulate(switches, schedule)
     assert [d["digest"] for _, d in events(trace, Kind.REFUSED)] == ["d1"]
@@ -341,4 +317,4 @@ def test_a_wake_after_the_horizon_is_a_bad_schedule() -> None:
     from sim.errors import ScheduleError
 
     with pytest.raises(ScheduleError, match="wakes at t250, after the horizon t200"):
-        Schedule(silences=(Silence(1, 6, 250),))
+        Schedule(faults=(Silence(1, 6, 250),))

@@ -17,7 +17,6 @@ import pytest
 import sim.explore as explore_module
 from sim.cli import main
 from sim.explore import (
-    Bounds,
     SeededChoices,
     complexity,
     draw_schedule,
@@ -30,14 +29,9 @@ from sim.explore import (
 )
 from sim.outcome import Outcome
 from sim.run import simulate
-from sim.schedule import (
-    DeathPoint,
-    DuplicateDelivery,
-    PosterDeath,
-    ReportChange,
-    Schedule,
-    Silence,
-)
+from sim.faults import DuplicateDelivery, ExploreBounds, PosterDeath, PostPoint, ReportChange
+from sim.faults import Silence
+from sim.schedule import Schedule
 from sim.switches import Switches
 from sim.trace import Trace
 
@@ -117,7 +111,7 @@ def test_the_search_is_a_function_of_its_seed() -> None:
 
 
 def test_seeded_draws_repeat_and_stay_valid() -> None:
-    bounds = Bounds(max_faults=6)
+    bounds = ExploreBounds(max_faults=6)
     a = [draw_schedule(SeededChoices(random.Random(9)), bounds) for _ in range(1)]
     choices = SeededChoices(random.Random(9))
     drawn = [draw_schedule(choices, bounds) for _ in range(500)]
@@ -198,9 +192,7 @@ def test_sigint_to_the_cli_exits_130_and_keeps_the_files(tmp_path: Path) -> None
 def test_shrinking_drops_faults_and_moves_ticks_earlier() -> None:
     fencing_off = Switches().with_values({"fencing": "off"})
     noisy = Schedule(
-        silences=(Silence(1, 3, 9), Silence(2, 12, None)),
-        changes=(ReportChange(4, (1, 2, 3)), ReportChange(20, (4,))),
-        poster_deaths=(PosterDeath(DeathPoint.BEFORE_INTENT, 2),),
+        faults=(Silence(1, 3, 9), Silence(2, 12, None), ReportChange(4, (1, 2, 3)), ReportChange(20, (4,)), PosterDeath(PostPoint.BEFORE_INTENT, 2)),
         heartbeat_limit=3,
         newsletter_ready=15,
     )
@@ -208,7 +200,7 @@ def test_shrinking_drops_faults_and_moves_ticks_earlier() -> None:
     shrunk = shrink(fencing_off, noisy, "stale-write")
     assert shrunk.schedule.fault_count == 1
     assert complexity(shrunk.schedule) < complexity(noisy)
-    assert shrunk.schedule.silences[0].attempt == 1
+    assert shrunk.schedule.of(Silence)[0].attempt == 1
     assert (shrunk.schedule.sections, shrunk.schedule.heartbeat_limit, shrunk.schedule.newsletter_ready) == (4, 2, 12)
     trace, result = simulate(fencing_off, shrunk.schedule)
     assert "stale-write" in result.broken and trace.unfired == ()
@@ -216,24 +208,21 @@ def test_shrinking_drops_faults_and_moves_ticks_earlier() -> None:
 
 def test_fired_only_drops_what_never_took_effect() -> None:
     schedule = Schedule(
-        silences=(Silence(1, 3, 8), Silence(7, 9, None)),
-        changes=(ReportChange(4, (2,)),),
-        poster_deaths=(PosterDeath(DeathPoint.AFTER_SEND, 1), PosterDeath(DeathPoint.AFTER_SEND, 9)),
-        duplicate_deliveries=(DuplicateDelivery(1), DuplicateDelivery(5)),
+        faults=(Silence(1, 3, 8), Silence(7, 9, None), ReportChange(4, (2,)), PosterDeath(PostPoint.AFTER_SEND, 1), PosterDeath(PostPoint.AFTER_SEND, 9), DuplicateDelivery(1), DuplicateDelivery(5)),
     )
     trace, _ = simulate(Switches(), schedule)
     assert len(trace.unfired) == 3
     trimmed = fired_only(trace)
-    assert trimmed.silences == (Silence(1, 3, 8),)
-    assert trimmed.changes == (ReportChange(4, (2,)),)
-    assert trimmed.poster_deaths == (PosterDeath(DeathPoint.AFTER_SEND, 1),)
-    assert trimmed.duplicate_deliveries == (DuplicateDelivery(1),)
+    assert trimmed.of(Silence) == (Silence(1, 3, 8),)
+    assert trimmed.of(ReportChange) == (ReportChange(4, (2,)),)
+    assert trimmed.of(PosterDeath) == (PosterDeath(PostPoint.AFTER_SEND, 1),)
+    assert trimmed.of(DuplicateDelivery) == (DuplicateDelivery(1),)
     again, _ = simulate(Switches(), trimmed)
     assert again.unfired == () and again.events == trace.events
 
 
 def test_one_fault_sweep_is_ordered_simplest_first() -> None:
-    sweep = single_faults(Schedule(), Bounds())
+    sweep = single_faults(Schedule(), ExploreBounds())
     assert sweep[0] == Schedule()
     assert sweep[1].fault_count == 1
     keys = [complexity(s) for s in sweep]

@@ -11,7 +11,6 @@ from hypothesis import find, given, settings
 from hypothesis import strategies as st
 
 from sim.explore import (
-    Bounds,
     at_risk,
     fired_only,
     guarded,
@@ -21,7 +20,8 @@ from sim.explore import (
 )
 from sim.run import run_scenario, simulate
 from sim.scenario import dump, parse
-from sim.schedule import Schedule, Silence
+from sim.faults import DuplicateDelivery, ExploreBounds, PosterDeath, ReportChange, Silence
+from sim.schedule import Schedule
 from sim.switches import WEAKENINGS, Switches
 
 ALL_ON = {
@@ -110,8 +110,8 @@ def test_the_simplest_schedule_is_the_worked_example_setting_without_faults() ->
 
 
 def test_a_silence_shrinks_to_the_first_attempt_at_its_first_tick_paused() -> None:
-    simplest = find(schedules(), lambda s: len(s.silences) > 0)
-    assert simplest.silences == (Silence(attempt=1, at=1, wake=2),)
+    simplest = find(schedules(), lambda s: len(s.of(Silence)) > 0)
+    assert simplest.of(Silence) == (Silence(attempt=1, at=1, wake=2),)
     assert simplest.fault_count == 1
 
 
@@ -120,14 +120,14 @@ def test_the_constants_shrink_toward_the_worked_example() -> None:
     assert (found.sections, found.newsletter_ready, found.heartbeat_limit) == (3, 13, 2)
 
 
-@given(schedule=schedules(Bounds(max_faults=2, last_tick=10, attempts=2, max_pause=3, max_nth=2)))
+@given(schedule=schedules(ExploreBounds(max_faults=2, last_tick=10, attempts=2, max_pause=3, max_nth=2)))
 def test_drawn_schedules_stay_within_their_bounds(schedule: Schedule) -> None:
     assert schedule.fault_count <= 2
-    assert all(s.attempt <= 2 and s.at <= 10 for s in schedule.silences)
-    assert all(s.wake is None or s.wake - s.at <= 3 for s in schedule.silences)
-    assert all(c.at <= 10 for c in schedule.changes)
-    assert all(d.nth <= 2 for d in schedule.poster_deaths)
-    assert all(d.nth <= 2 for d in schedule.duplicate_deliveries)
+    assert all(s.attempt <= 2 and s.at <= 10 for s in schedule.of(Silence))
+    assert all(s.wake is None or s.wake - s.at <= 3 for s in schedule.of(Silence))
+    assert all(c.at <= 10 for c in schedule.of(ReportChange))
+    assert all(d.nth <= 2 for d in schedule.of(PosterDeath))
+    assert all(d.nth <= 2 for d in schedule.of(DuplicateDelivery))
 
 
 # -- what a run tells -------------------------------------------------------------------------------

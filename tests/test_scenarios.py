@@ -8,7 +8,7 @@ from sim import scenario as scenarios
 from sim.errors import ScenarioError, ScheduleError
 from sim.invariants import NAMES
 from sim.run import run_scenario
-from sim.schedule import Silence
+from sim.faults import PosterDeath, ReportChange, Silence
 from sim.switches import Switches
 
 PUBLISHED = ["main", "main-end-only", "superseded", "versions-off"]
@@ -77,9 +77,9 @@ changes = [{at = 5, sections = [1, 4]}]
     loaded = scenarios.parse(text, "x.toml", "x")
     schedule = loaded.schedule
     assert schedule.heartbeat_limit == 3
-    assert schedule.silences == (Silence(1, 2, None),)
-    assert schedule.changes[0].sections == (1, 4)
-    assert len(schedule.poster_deaths) == 1  # still built from post_death=yes
+    assert schedule.of(Silence) == (Silence(1, 2, None),)
+    assert schedule.of(ReportChange)[0].sections == (1, 4)
+    assert len(schedule.of(PosterDeath)) == 1  # still built from post_death=yes
 
 
 def test_dump_round_trips_a_schedule() -> None:

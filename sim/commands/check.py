@@ -45,7 +45,7 @@ def check(max_faults: int, horizon: int, sets: tuple[str, ...], protections: str
     token 41, 2 missed heartbeats, the newsletter ready at t12. `--set` changes the other
     switches; unless it sets `checkpoints`, both per-step and end-only are checked.
     """
-    bound = checker.Bound(max_faults=max_faults, horizon=horizon)
+    bound = checker.CheckBound(max_faults=max_faults, horizon=horizon)
     values = parse_assignments(sets)
     base = checker.base_switches(values)
     modes = [base.checkpoints] if "checkpoints" in values else list(Checkpoints)
@@ -84,7 +84,7 @@ def _executor(workers: int) -> Executor:
     return checker.InlineExecutor() if workers == 1 else ProcessPoolExecutor(max_workers=workers)
 
 
-def _document(bound: checker.Bound, results: list[checker.Result],
+def _document(bound: checker.CheckBound, results: list[checker.Result],
               files: dict[tuple[str, str, str], Path]) -> dict[str, Any]:  # fmt: skip
     return {
         "bound": {
@@ -115,7 +115,7 @@ def _document(bound: checker.Bound, results: list[checker.Result],
     }
 
 
-def _render(bound: checker.Bound, results: list[checker.Result], files: dict[tuple[str, str, str], Path],
+def _render(bound: checker.CheckBound, results: list[checker.Result], files: dict[tuple[str, str, str], Path],
             seconds: float, workers: int) -> None:  # fmt: skip
     headers = ["protections", "checkpoints", "schedules", "distinct", *NAMES, "verdict"]
     rows = [
@@ -146,7 +146,7 @@ def _render(bound: checker.Bound, results: list[checker.Result], files: dict[tup
     click.echo(_bound_line(bound, results, seconds, workers))
 
 
-def _bound_line(bound: checker.Bound, results: list[checker.Result], seconds: float, workers: int) -> str:
+def _bound_line(bound: checker.CheckBound, results: list[checker.Result], seconds: float, workers: int) -> str:
     total = sum(r.schedules for r in results)
     return (
         f"bound checked: {bound.describe()}, under {len(results)} configuration(s): "

@@ -10,10 +10,9 @@ import click
 
 from sim.commands.common import set_option
 from sim.explore import (
-    COVERAGE_KINDS,
+    coverage_kinds,
     TICK_BUCKET,
     TICK_BUCKETS,
-    Bounds,
     Exploration,
     rerun_args,
     unguarded_by,
@@ -21,6 +20,7 @@ from sim.explore import (
 from sim.explore import (
     explore as run_search,
 )
+from sim.faults import ExploreBounds
 from sim.invariants import BY_NAME, GUARDED_BY, NAMES
 from sim.switches import PROTECTIONS, for_own_schedules, parse_assignments
 
@@ -33,7 +33,7 @@ DEFAULT_OUT = Path("reports/counterexamples")
 @click.option("--seed", type=click.IntRange(min=0), default=None,
               help="Seed of the search (default: a fresh one, printed so the run can be repeated).")  # fmt: skip
 @set_option
-@click.option("--max-faults", type=click.IntRange(min=0, max=12), default=Bounds().max_faults, show_default=True,
+@click.option("--max-faults", type=click.IntRange(min=0, max=12), default=ExploreBounds().max_faults, show_default=True,
               help="At most this many faults per schedule.")  # fmt: skip
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=DEFAULT_OUT, show_default=True,
               help="Folder the shrunk counterexamples are written to.")  # fmt: skip
@@ -47,7 +47,7 @@ def explore(examples: int, seed: int | None, sets: tuple[str, ...], max_faults: 
     switches = for_own_schedules(parse_assignments(sets), "explore")
     if seed is None:
         seed = secrets.randbelow(2**32)
-    bounds = Bounds(max_faults=max_faults)
+    bounds = ExploreBounds(max_faults=max_faults)
     label = switches.label() or "all protections on"
     click.echo(f"sim explore: seed {seed}; {examples} schedules of at most {max_faults} faults; {label}")
     click.echo(f"rerun with: sim explore {rerun_args(switches, seed, examples, bounds)}")
@@ -101,9 +101,9 @@ def report_lines(result: Exploration) -> list[str]:
     lines += ["", "faults that took effect, by kind and tick (count over all runs):"]
     columns = [f"t{i * TICK_BUCKET}-{i * TICK_BUCKET + TICK_BUCKET - 1}" for i in range(TICK_BUCKETS - 1)]
     columns.append(f"t{(TICK_BUCKETS - 1) * TICK_BUCKET}+")
-    width = max(len(k) for k in COVERAGE_KINDS)
+    width = max(len(k) for k in coverage_kinds())
     lines.append("  " + "kind".ljust(width) + "".join(c.rjust(9) for c in columns))
-    for kind in COVERAGE_KINDS:
+    for kind in coverage_kinds():
         cells = [cov.faults.get((kind, b), 0) for b in range(TICK_BUCKETS)]
         lines.append("  " + kind.ljust(width) + "".join(f"{n:>9,}" for n in cells))
     lines.append(f"  scheduled but never took effect (trimmed from counterexamples): {cov.unfired:,}")

@@ -1,5 +1,5 @@
-"""The engine: SimPy actors over the records of SPEC.md section 2."""
+"""The engine: SimPy actors over the records of docs/model.md §2."""
 
-from sim.engine.world import run
+from sim.engine.run import run, run_world
 
-__all__ = ["run"]
+__all__ = ["run", "run_world"]

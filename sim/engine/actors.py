@@ -8,16 +8,14 @@ is settled by `sim.engine.order` alone. Actors change the shared records through
 from __future__ import annotations
 
 from enum import Enum
-from typing import TYPE_CHECKING, Generator
+from typing import Generator
 
 from sim.engine import order
 from sim.engine.records import Acceptance, Candidate, Part
-from sim.schedule import DeathPoint, Silence
+from sim.engine.world import World
+from sim.faults import PostPoint, Stall
 from sim.switches import Key, Rule
 from sim.trace import Kind, revenue
-
-if TYPE_CHECKING:
-    from sim.engine.world import World
 
 Process = Generator[order.At, None, None]
 
@@ -32,17 +30,15 @@ class Status(Enum):
     DONE = "done"
 
 
-TERMINAL = (Status.FENCED, Status.REFUSED, Status.DONE)
-
 # what an attempt is doing in its program
 STEPS, ASSEMBLE, WAIT, POST = "steps", "assemble", "wait", "post"
 
 
 def input_process(world: World) -> Process:
-    """SPEC 5.1: a scheduled report change takes effect at the start of its tick."""
-    for change in sorted(world.schedule.changes, key=lambda c: c.at):
-        yield order.at(world.env, change.at, order.INPUT)
-        world.change_report(change.sections)
+    """docs/model.md §5.1: a scheduled report change takes effect at the start of its tick."""
+    for tick in world.input_ticks:
+        yield order.at(world.env, tick, order.INPUT)
+        world.report_changes(tick)
 
 
 class Attempt:
@@ -51,7 +47,7 @@ class Attempt:
     __slots__ = (
         "world", "n", "token", "pin", "inherited", "status", "alive", "crashed",
         "silent_since", "results", "unwritten", "step", "phase", "held", "verdict",
-        "digest", "ended",
+        "candidate", "ended",
     )  # fmt: skip
 
     def __init__(self, world: World, n: int, token: int, pin: int | None,
@@ -71,7 +67,7 @@ class Attempt:
         self.phase = POST if inherited is not None else STEPS
         self.held: tuple[str, object] | None = None  # begun action finished on waking
         self.verdict: tuple[bool, int] | None = None
-        self.digest: Candidate | None = inherited  # produced or inherited
+        self.candidate: Candidate | None = inherited  # produced or inherited
         self.ended: int | None = None
 
     # -- the SimPy process -------------------------------------------------------------
@@ -100,7 +96,7 @@ class Attempt:
             held, self.held = self.held, None
             if held is not None:
                 return self.finish(t, held)
-        silence = world.silence_at(self.n, t)
+        silence = world.stall_at(self.n, t)
         if self.phase is STEPS:
             while self.step < len(self.results) and self.restore(t, self.step):
                 self.step += 1
@@ -128,12 +124,12 @@ class Attempt:
             return self.fall_silent(t, silence, ("post", None))
         return self.post(t)
 
-    def fall_silent(self, t: int, silence: Silence, held: tuple[str, object] | None) -> int | None:
+    def fall_silent(self, t: int, silence: Stall, held: tuple[str, object] | None) -> int | None:
         """It heartbeated at t as it started; whatever it began waits for the wake."""
         self.held = held
         self.silent_since = t
         doing = "waiting" if held is None else held[0]
-        self.world.log(t, Kind.SILENT, self.n, {"crashed": silence.crashed, "wake": silence.wake, "during": doing})
+        self.world.log(t, Kind.SILENT, self.n, {"crashed": silence.wake is None, "wake": silence.wake, "during": doing})
         if silence.wake is None:
             self.crashed = True
             return None
@@ -170,7 +166,7 @@ class Attempt:
                 self.fence(t)
                 return None
             self.unwritten = []
-            self.digest = candidate
+            self.candidate = candidate
             self.phase = WAIT
             return t + 1
         return self.post(t)
@@ -198,8 +194,8 @@ class Attempt:
         """Its candidate was refused: it stops."""
         self.status = Status.REFUSED
         self.ended = t
-        assert self.digest is not None
-        self.world.log(t, Kind.STOPPED, self.n, {"digest": self.digest.digest})
+        assert self.candidate is not None
+        self.world.log(t, Kind.STOPPED, self.n, {"digest": self.candidate.digest})
 
     def fence(self, t: int) -> None:
         """A protected store rejected its write: it stops (it may still be alive)."""
@@ -211,10 +207,10 @@ class Attempt:
     def post(self, t: int) -> int | None:
         """Record the intent, send with the key rule, record the feed's answer (one tick)."""
         world = self.world
-        digest = self.digest
+        digest = self.candidate
         assert digest is not None
         death = world.next_post()
-        if death is DeathPoint.BEFORE_INTENT:
+        if death is PostPoint.BEFORE_INTENT:
             self.die(t, death)
             return None
         # Every poster records its intent first, so a stale token is fenced before the send;
@@ -224,11 +220,11 @@ class Attempt:
             if not world.write_effect(t, self, digest.digest, "intent"):
                 self.fence(t)
                 return None
-        if death is DeathPoint.AFTER_INTENT:
+        if death is PostPoint.AFTER_INTENT:
             self.die(t, death)
             return None
         world.send(t, self, digest.digest, self.post_key(digest.digest))
-        if death is DeathPoint.AFTER_SEND:
+        if death is PostPoint.AFTER_SEND:
             self.die(t, death)
             return None
         if not world.write_effect(t, self, digest.digest, "confirmed"):
@@ -243,7 +239,7 @@ class Attempt:
         """The accepted digest whose announcement this attempt still owes, if any: a successor
         of a lost owner inherits it (SPEC 5, "reconcile first")."""
         if self.inherited is not None or (self.verdict is not None and self.verdict[0]):
-            return self.digest
+            return self.candidate
         return None
 
     def post_key(self, digest: str) -> str | None:
@@ -254,7 +250,7 @@ class Attempt:
             return f"attempt/{self.n}"
         return None
 
-    def die(self, t: int, point: DeathPoint) -> None:
+    def die(self, t: int, point: PostPoint) -> None:
         self.crashed = True
         self.silent_since = t
         self.world.log(t, Kind.DIED, self.n, {"point": point.value})
@@ -263,10 +259,12 @@ class Attempt:
 class Controller:
     """Assessment, the newsletter gate, suspicion and rebuild (SPEC 5.3)."""
 
-    __slots__ = ("world", "assessed", "newsletter")
+    __slots__ = ("world", "attempts", "owner", "assessed", "newsletter")
 
     def __init__(self, world: World) -> None:
         self.world = world
+        self.attempts: list[Attempt] = []
+        self.owner: Attempt | None = None
         self.assessed = 0  # candidates assessed so far, in write order
         self.newsletter: Candidate | None = None
 
@@ -288,6 +286,25 @@ class Controller:
         world.last_tick = tick
         world.finished.succeed()
 
+    def admit(self, tick: int, reason: str, inherit: Candidate | None) -> Attempt:
+        """Publish a new epoch, then admit an attempt holding it (record before dispatch)."""
+        world = self.world
+        token = world.epoch + 1
+        world.epoch = token
+        if inherit is not None:
+            pin = inherit.pin
+        else:
+            pin = world.version if world.pins else None
+        attempt = Attempt(world, len(self.attempts) + 1, token, pin, inherit)
+        self.attempts.append(attempt)
+        self.owner = attempt
+        world.log(tick, Kind.ADMITTED, attempt.n, {
+            "token": token, "reason": reason, "pin": None if pin is None else pin + 1,
+            "reconcile": None if inherit is None else inherit.digest,
+        })  # fmt: skip
+        world.env.process(attempt.process())
+        return attempt
+
     # a. assessment ---------------------------------------------------------------------
     def assess(self, t: int) -> None:
         world = self.world
@@ -296,7 +313,7 @@ class Controller:
             candidate = candidates[self.assessed]
             self.assessed += 1
             reason = self.refusal(candidate)
-            producer = world.attempts[candidate.attempt - 1]
+            producer = self.attempts[candidate.attempt - 1]
             if reason is None:
                 version = world.version if world.pins else None
                 world.acceptances.append(Acceptance(candidate.digest, version, t, candidate))
@@ -350,25 +367,23 @@ class Controller:
     def suspect(self, t: int) -> None:
         world = self.world
         limit = world.schedule.heartbeat_limit
-        for attempt in world.attempts:
+        for attempt in self.attempts:
             since = attempt.silent_since
             if attempt.status is Status.RUNNING and since is not None and t - since >= limit:
                 attempt.status = Status.UNKNOWN
                 world.log(t, Kind.UNKNOWN, attempt.n, {"missed": t - since})
-                if attempt is world.owner:
-                    world.admit(t, "suspicion", attempt.announcement_owed())
+                if attempt is self.owner:
+                    self.admit(t, "suspicion", attempt.announcement_owed())
 
     # d. rebuild ------------------------------------------------------------------------
     def rebuild(self, t: int) -> None:
-        world = self.world
-        owner = world.owner
-        if owner is None:
-            world.admit(t, "start", None)
+        if self.owner is None:
+            self.admit(t, "start", None)
         elif self.rebuild_due(t):
-            world.admit(t, "rebuild", None)
+            self.admit(t, "rebuild", None)
 
     def rebuild_due(self, t: int) -> bool:
-        owner = self.world.owner
+        owner = self.owner
         return (
             owner is not None
             and owner.ended is not None
@@ -385,7 +400,7 @@ class Controller:
             return False
         if self.newsletter is None and t < world.schedule.newsletter_ready:
             return False
-        for attempt in world.attempts:
+        for attempt in self.attempts:
             if attempt.alive or (attempt.crashed and attempt.status is Status.RUNNING):
                 return False
         return not self.rebuild_due(t + 1)

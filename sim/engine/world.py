@@ -1,22 +1,42 @@
-"""The shared state of one run, its protected writes and its trace log; `run` runs a scenario."""
+"""The shared state of one run: the report, the records and their protected writes, the feed,
+the fault schedule as the engine consults it, and the trace log.
+
+The world knows nothing of the actors (`sim.engine.actors`) that change it; `sim.engine.run`
+puts the two together.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Protocol
 
 import simpy
 
-from sim.engine.actors import Attempt, Controller, Status, input_process
 from sim.engine.records import Acceptance, Candidate, Feed, JournalKey, JournalRecord, Part, journal_key
-from sim.schedule import DeathPoint, Schedule, Silence
+from sim.faults import Fault, Moment, PostPoint, RunFacts, Stall
+from sim.schedule import Schedule
 from sim.switches import Checkpoints, Fencing, Gate, Pins, Switches
-from sim.trace import Event, Kind, Trace
+from sim.trace import Event, Kind
 
 _new_event = tuple.__new__
 
+#: where a consult happened: (tick, sequence number within the run); the input phase of tick t is (t, 0)
+Position = tuple[int, int]
+#: a recorded consult: (tick, sequence number, moment, where)
+Consult = tuple[int, int, Moment, tuple[int, ...]]
+
+
+class Writer(Protocol):
+    """Who writes to a protected store: an attempt, by its number and owner token."""
+
+    @property
+    def n(self) -> int: ...
+
+    @property
+    def token(self) -> int: ...
+
 
 class World:
-    def __init__(self, switches: Switches, schedule: Schedule) -> None:
+    def __init__(self, switches: Switches, schedule: Schedule, record: bool = False) -> None:
         self.env = simpy.Environment()
         self.switches = switches
         self.schedule = schedule
@@ -31,27 +51,27 @@ class World:
         self.last_change: int | None = None
         self.last_acceptance: int | None = None
         # the records
-        self.attempts: list[Attempt] = []
-        self.owner: Attempt | None = None
         self.epoch = schedule.first_token - 1  # no attempt admitted yet
         self.journal: dict[JournalKey, JournalRecord] = {}
         self.candidates: list[Candidate] = []
         self.acceptances: list[Acceptance] = []
         self.effects: dict[str, str] = {}  # digest -> "intent" | "confirmed"
         self.feed = Feed()
-        # fault bookkeeping
-        self.posts = 0
-        self.sends = 0
-        self.fired: set[Silence] = set()
-        self.deaths = {d.nth: d.point for d in schedule.poster_deaths}
-        self.duplicates = {d.nth for d in schedule.duplicate_deliveries}
-        self.last_change_at = max((c.at for c in schedule.changes), default=-1)
+        # the fault schedule, as the engine consults it (docs/model.md §9 and sim/faults)
+        self.posts = 0  # post actions begun so far
+        self.sends = 0  # sends begun so far
+        self.faults = {(f.moment.value, *f.where()): f for f in schedule.faults}
+        self.moments = 0  # consults so far (the input phases aside)
+        self.input_ticks = sorted({f.where()[0] for f in schedule.faults if f.moment is Moment.INPUT})
+        self.last_change_at = self.input_ticks[-1] if self.input_ticks else -1
+        self.fired: dict[Fault, Position] = {}
+        #: with `record`, every consult of the run in order (what `sim check` grows schedules from)
+        self.consults: list[Consult] | None = [] if record else None
         # the trace
         self.events: list[Event] = []
         self.last_tick = 0
         self.horizon_reached = False
         self.finished = self.env.event()
-        self.controller = Controller(self)
 
     # -- logging -----------------------------------------------------------------------
     def log(self, tick: int, kind: Kind, attempt: int | None, detail: dict[str, Any]) -> None:
@@ -76,18 +96,39 @@ class World:
         return tick < self.last_change_at  # the same as any(c.at > tick for c in changes)
 
     # -- faults ------------------------------------------------------------------------
-    def silence_at(self, attempt: int, tick: int) -> Silence | None:
-        silence = self.schedule.silence_at(attempt, tick)
-        if silence is not None:
-            self.fired.add(silence)
-        return silence
+    def consult(self, moment: Moment, where: tuple[int, ...]) -> Fault | None:
+        """The fault that takes effect at this moment and place, if the schedule has one."""
+        fault = self.faults.get((moment._value_, *where))
+        if moment is Moment.INPUT:
+            position = (where[0], 0)
+        else:
+            self.moments += 1
+            position = (int(self.env.now), self.moments)
+            if self.consults is not None:
+                self.consults.append((position[0], position[1], moment, where))
+        if fault is not None:
+            self.fired[fault] = position
+        return fault
 
-    def next_post(self) -> DeathPoint | None:
+    def stall_at(self, attempt: int, tick: int) -> Stall | None:
+        """Whether attempt #n falls silent as it begins what it does at `tick`."""
+        fault = self.consult(Moment.ACT, (attempt, tick))
+        return None if fault is None else fault.directive()  # type: ignore[return-value]
+
+    def next_post(self) -> PostPoint | None:
+        """A post action begins: where it dies, if it does."""
         self.posts += 1
-        return self.deaths.get(self.posts)
+        fault = self.consult(Moment.POST, (self.posts,))
+        return None if fault is None else fault.directive()  # type: ignore[return-value]
+
+    def report_changes(self, tick: int) -> None:
+        """The input phase of `tick`: a scheduled change gives sections new content."""
+        fault = self.consult(Moment.INPUT, (tick,))
+        if fault is not None:
+            self.change_report(fault.directive())  # type: ignore[arg-type]
 
     # -- protected writes --------------------------------------------------------------
-    def guard(self, tick: int, writer: Attempt, store: str, detail: dict[str, Any]) -> bool:
+    def guard(self, tick: int, writer: Writer, store: str, detail: dict[str, Any]) -> bool:
         """The token check every protected store makes, atomically with the write."""
         applied = not (self.fencing and writer.token < self.epoch)
         self.log(tick, Kind.WRITE, writer.n, {
@@ -99,19 +140,19 @@ class World:
         """The key a step of an attempt pinned to version `pin` (None: pins off) looks up."""
         return journal_key(step, None if pin is None else self.versions[pin][step])
 
-    def _journal(self, writer: Attempt, steps: list[tuple[int, Part | None]]) -> None:
+    def _journal(self, writer: Writer, steps: list[tuple[int, Part | None]]) -> None:
         for i, part in steps:
             assert part is not None
             self.journal[journal_key(i, part.content if self.pins else None)] = JournalRecord(part.result, part.content, writer.n)
 
-    def write_journal(self, tick: int, writer: Attempt, steps: list[tuple[int, Part | None]]) -> bool:
+    def write_journal(self, tick: int, writer: Writer, steps: list[tuple[int, Part | None]]) -> bool:
         detail = {"record": "steps", "steps": [[i + 1, p.result, p.content] for i, p in steps if p]}
         if not self.guard(tick, writer, "journal", detail):
             return False
         self._journal(writer, steps)
         return True
 
-    def write_candidate(self, tick: int, writer: Attempt, candidate: Candidate,
+    def write_candidate(self, tick: int, writer: Writer, candidate: Candidate,
                         steps: list[tuple[int, Part | None]]) -> bool:  # fmt: skip
         """The candidate (and, end-only, the attempt's step records with it) in one write."""
         detail = {
@@ -126,39 +167,22 @@ class World:
         self.candidates.append(candidate)
         return True
 
-    def write_effect(self, tick: int, writer: Attempt, digest: str, record: str) -> bool:
+    def write_effect(self, tick: int, writer: Writer, digest: str, record: str) -> bool:
         if not self.guard(tick, writer, "effect", {"record": record, "digest": digest}):
             return False
         self.effects[digest] = record
         return True
 
-    def send(self, tick: int, writer: Attempt, digest: str, key: str | None) -> None:
+    def send(self, tick: int, writer: Writer, digest: str, key: str | None) -> None:
         self.sends += 1
-        copies = 2 if self.sends in self.duplicates else 1
+        fault = self.consult(Moment.SEND, (self.sends,))
+        copies: int = 1 if fault is None else fault.directive()  # type: ignore[assignment]
         self.log(tick, Kind.SENT, writer.n, {"digest": digest, "key": key, "copies": copies})
         for _ in range(copies):
             answer, post = self.feed.receive(key, digest)
             self.log(tick, Kind.FEED, writer.n, {"digest": digest, "key": key, "answer": answer, "post": post})
 
     # -- the controller's view -------------------------------------------------------------
-    def admit(self, tick: int, reason: str, inherit: Candidate | None) -> Attempt:
-        """Publish a new epoch, then admit an attempt holding it (record before dispatch)."""
-        token = self.epoch + 1
-        self.epoch = token
-        if inherit is not None:
-            pin = inherit.pin
-        else:
-            pin = self.version if self.pins else None
-        attempt = Attempt(self, len(self.attempts) + 1, token, pin, inherit)
-        self.attempts.append(attempt)
-        self.owner = attempt
-        self.log(tick, Kind.ADMITTED, attempt.n, {
-            "token": token, "reason": reason, "pin": None if pin is None else pin + 1,
-            "reconcile": None if inherit is None else inherit.digest,
-        })  # fmt: skip
-        self.env.process(attempt.process())
-        return attempt
-
     def satisfied(self) -> bool:
         """The work is done for the current input (SPEC 5.3 d)."""
         if self.pins:
@@ -167,47 +191,8 @@ class World:
             return False
         return self.last_change is None or self.last_change <= self.last_acceptance
 
-    # -- running -----------------------------------------------------------------------------
-    def run(self) -> Trace:
-        self.env.process(input_process(self))
-        self.env.process(self.controller.process())
-        self.env.run(until=self.finished)
-        return Trace(
-            switches=self.switches,
-            schedule=self.schedule,
-            events=tuple(self.events),
-            versions=tuple(self.versions),
-            last_tick=self.last_tick,
-            horizon_reached=self.horizon_reached,
-            unfired=self.unfired(),
-        )
-
-    def unfired(self) -> tuple[str, ...]:
-        out = []
-        admitted = len(self.attempts)
-        for s in self.schedule.silences:
-            if s not in self.fired:
-                why = (
-                    f"attempt #{s.attempt} was never admitted (only {admitted})"
-                    if s.attempt > admitted
-                    else f"attempt #{s.attempt} was not acting at t{s.at}"
-                )
-                out.append(f"silence of attempt #{s.attempt} at t{s.at}: {why}")
-        for d in self.schedule.poster_deaths:
-            if d.nth > self.posts:
-                out.append(f"death of post {d.nth}: only {self.posts} post action(s) happened")
-        for dup in self.schedule.duplicate_deliveries:
-            if dup.nth > self.sends:
-                out.append(f"duplicate delivery of send {dup.nth}: only {self.sends} send(s) happened")
-        for c in self.schedule.changes:
-            if c.at > self.last_tick:
-                out.append(f"report change at t{c.at}: the run ended at t{self.last_tick}")
-        return tuple(out)
-
-
-def run(switches: Switches, schedule: Schedule) -> Trace:
-    """Run one scenario to its end and return its trace."""
-    return World(switches, schedule).run()
-
-
-__all__ = ["run", "World", "Status"]
+    # -- the end of a run -------------------------------------------------------------------
+    def unfired(self, admitted: int) -> tuple[str, ...]:
+        """Each fault of the schedule that never took effect, with why."""
+        facts = RunFacts(admitted=admitted, posts=self.posts, sends=self.sends, last_tick=self.last_tick)
+        return tuple(f.unfired(facts) for f in self.schedule.faults if f not in self.fired)

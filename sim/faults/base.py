@@ -1,0 +1,294 @@
+"""The seam between fault kinds and the machinery that uses them.
+
+A fault is something that happens *to* the work (docs/model.md §5 and §9). Each kind of fault
+is one frozen dataclass in its own module of this package, subclassing `Fault` and
+registered with `register`; it implements, in that one module, everything the rest of `sim`
+needs to know about it:
+
+- its data: the TOML key of its list in a scenario's `[schedule]` table, the fields of one
+  entry, how an entry is parsed, validated and written back (`parse`, `validate`, `dump`);
+- its words: `describe` (the one wording used by check, explore and the renderers), the
+  plural noun, the coverage labels;
+- the engine: the `Moment` at which the engine asks whether it takes effect, the place it
+  matches there (`where`) and the `directive` the engine then carries out; and why it did
+  not take effect when it did not (`unfired`);
+- `sim explore`: how it is drawn (`draw`), simplified while shrinking (`simpler`,
+  `complexity`, `fit`), the one-fault schedules (`singles`) and how a trace shows it
+  (`observe`);
+- `sim check`: which faults of the kind it offers at a moment of a run (`offers`), the
+  canonical order of its faults (`sort_key`) and the words for the bound (`bound_words`).
+
+The engine only knows the moments and their directives (below); it never names a kind.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from enum import Enum
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
+
+from sim.errors import ScenarioError, SimError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from sim.schedule import Schedule
+    from sim.trace import Event, Kind
+
+T = TypeVar("T")
+
+
+class Moment(Enum):
+    """When the engine asks the schedule whether a fault takes effect, in the order a tick
+    runs them (docs/model.md §5), with what a matching fault's `where` names and what its
+    `directive` tells the engine to do."""
+
+    #: the input phase of tick t; where (t,); directive: the sections that get new content
+    INPUT = 0
+    #: attempt #n begins what it does at tick t; where (n, t); directive: a `Stall`
+    ACT = 1
+    #: the run's nth post action begins; where (nth,); directive: the `PostPoint` it dies at
+    POST = 2
+    #: the run's nth send begins; where (nth,); directive: how many copies reach the feed
+    SEND = 3
+
+
+class PostPoint(Enum):
+    """Where in its post a poster stops (the effect lifecycle, docs/model.md §3)."""
+
+    BEFORE_INTENT = "before-intent"
+    AFTER_INTENT = "after-intent"
+    AFTER_SEND = "after-send"
+
+
+@dataclass(frozen=True, slots=True)
+class Stall:
+    """The ACT directive: the attempt heartbeats, begins its action and falls silent until
+    `wake` (None: it never resumes, a crash)."""
+
+    wake: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class RunFacts:
+    """What a run did, for saying why a fault never took effect."""
+
+    admitted: int
+    posts: int
+    sends: int
+    last_tick: int
+
+
+class Choices(Protocol):
+    """Where `sim explore` gets its decisions. Each shrinks toward its first/lowest value."""
+
+    def integer(self, lo: int, hi: int) -> int: ...
+
+    def pick(self, options: Sequence[T]) -> T: ...
+
+    def flip(self, p: float) -> bool: ...
+
+
+def toward(target: int, lo: int, hi: int) -> tuple[int, ...]:
+    """lo..hi ordered by distance from `target` (ties: the lower first): shrinks to `target`."""
+    return tuple(sorted(range(lo, hi + 1), key=lambda v: (abs(v - target), v)))
+
+
+@dataclass(frozen=True, slots=True)
+class ExploreBounds:
+    """What a schedule drawn by `sim explore` may contain (docs/explore.md)."""
+
+    #: at most this many faults
+    max_faults: int = 4
+    #: faults are scheduled at ticks 0..last_tick (a silence of attempt #n at n..last_tick)
+    last_tick: int = 30
+    #: faults that name an attempt name #1..#attempts
+    attempts: int = 4
+    #: a paused attempt wakes 1..max_pause ticks after it fell silent
+    max_pause: int = 10
+    #: faults that name the nth post or send name one of the first max_nth
+    max_nth: int = 3
+    #: the constants of the setting, the worked example's value first
+    sections: tuple[int, ...] = toward(4, 2, 6)
+    heartbeat_limits: tuple[int, ...] = toward(2, 1, 4)
+    newsletter_ready: tuple[int, ...] = toward(12, 0, 24)
+
+    def __post_init__(self) -> None:
+        if self.max_faults < 0:
+            raise SimError(f"--max-faults: {self.max_faults} must be at least 0")
+        if self.last_tick < 1 or self.attempts < 1 or self.max_pause < 1 or self.max_nth < 1:
+            raise SimError(f"bounds: every bound must be at least 1 ({self})")
+
+
+#: chance that a fault's tick is drawn from the whole range rather than near its earliest tick
+FAR_TICK = 0.25
+NEAR_TICKS = 12
+
+
+def draw_tick(c: Choices, lo: int, bounds: ExploreBounds) -> int:
+    """A tick from `lo` on: mostly within NEAR_TICKS of it, where a run does most of its
+    work, sometimes anywhere up to the last tick."""
+    hi = max(lo, bounds.last_tick)
+    if c.flip(FAR_TICK):
+        return c.integer(lo, hi)
+    return c.integer(lo, min(hi, lo + NEAR_TICKS))
+
+
+def lower(value: int, floor: int) -> list[int]:
+    """Smaller values to try for `value` while shrinking, boldest first."""
+    out: list[int] = []
+    for v in (floor, (floor + value) // 2, value - 1):
+        if floor <= v < value and v not in out:
+            out.append(v)
+    return out
+
+
+def integer_field(item: dict[str, Any], name: str, where: str, default: int | None = None,
+                  required: bool = True) -> int | None:  # fmt: skip
+    """An integer field of a schedule entry, with the scenario loader's messages."""
+    if name not in item:
+        if required and default is None:
+            raise ScenarioError(f"{where}.{name}: missing (an integer tick or number)")
+        return default
+    value = item[name]
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise ScenarioError(f"{where}.{name}: expected an integer, got {value!r}")
+    return value
+
+
+class Fault(ABC):
+    """A fault value: one entry of a schedule. See the module docstring for the protocol."""
+
+    __slots__ = ()
+
+    #: the key of its list in a scenario's [schedule] table, and the fields of one entry
+    key: ClassVar[str]
+    fields: ClassVar[tuple[str, ...]]
+    #: the kind in words, plural ("silences"), and its name in `sim check`'s bound
+    plural: ClassVar[str]
+    check_name: ClassVar[str]
+    #: when the engine consults it
+    moment: ClassVar[Moment]
+    #: the labels `sim explore`'s coverage table counts it under, in table order
+    coverage_labels: ClassVar[tuple[str, ...]]
+
+    # -- the data ----------------------------------------------------------------------
+    @classmethod
+    @abstractmethod
+    def parse(cls, item: dict[str, Any], where: str) -> Fault:
+        """One entry of the kind's list; `where` prefixes every error (file: key path)."""
+
+    @abstractmethod
+    def dump(self) -> str:
+        """The entry as a TOML inline table."""
+
+    @classmethod
+    def validate(cls, faults: Sequence[Any], schedule: Schedule) -> None:
+        """Raise a ScheduleError naming the first fault of this kind that cannot happen."""
+
+    @abstractmethod
+    def sort_key(self) -> tuple[Any, ...]:
+        """The canonical order of the kind's faults (in a schedule and in `sim check`)."""
+
+    @abstractmethod
+    def describe(self) -> str:
+        """The fault in words."""
+
+    # -- the engine --------------------------------------------------------------------
+    @abstractmethod
+    def where(self) -> tuple[int, ...]:
+        """Where it matches at its moment (see `Moment`)."""
+
+    @abstractmethod
+    def directive(self) -> object:
+        """What the engine does when it matches (see `Moment`)."""
+
+    @abstractmethod
+    def unfired(self, facts: RunFacts) -> str:
+        """Why it never took effect in a run that did `facts`."""
+
+    # -- sim explore -------------------------------------------------------------------
+    @classmethod
+    @abstractmethod
+    def draw(cls, c: Choices, bounds: ExploreBounds, sections: int, drawn: Sequence[Fault]) -> Fault | None:
+        """One fault of the kind, or None when it cannot join the ones `drawn` so far."""
+
+    @abstractmethod
+    def simpler(self, sections: int) -> Iterator[Fault]:
+        """Simpler versions of this fault, simplest first (some may be invalid)."""
+
+    def fit(self, sections: int) -> Fault:
+        """This fault in a report of only `sections` sections."""
+        return self
+
+    @abstractmethod
+    def complexity(self) -> tuple[int, int]:
+        """(how late it is, everything else): how far it is from the simplest fault."""
+
+    @classmethod
+    @abstractmethod
+    def singles(cls, bounds: ExploreBounds, sections: int) -> Iterator[Fault]:
+        """Every fault of the kind within `bounds`, for the one-fault schedules."""
+
+    @classmethod
+    @abstractmethod
+    def shown_by(cls) -> Kind:
+        """The kind of trace event that shows a fault of this kind took effect."""
+
+    @classmethod
+    @abstractmethod
+    def observe(cls, event: Event) -> tuple[str, int, int] | None:
+        """For an event of kind `shown_by()`: (coverage label, tick, last tick it affects),
+        or None when the event does not show a fault."""
+
+    # -- sim check ---------------------------------------------------------------------
+    @classmethod
+    @abstractmethod
+    def offers(cls, code: Sequence[Fault], where: tuple[int, ...], horizon: int,
+               schedule: Schedule) -> list[Fault]:  # fmt: skip
+        """The faults of the kind a schedule `code` can add at this moment of its run."""
+
+    @classmethod
+    @abstractmethod
+    def bound_words(cls, horizon: int, schedule: Schedule) -> str:
+        """What `sim check` enumerates of the kind, in words."""
+
+
+#: the registered fault kinds, in their order in scenario files and in `sim explore`'s draw
+KINDS: list[type[Fault]] = []
+
+
+def register(kind: type[Fault]) -> type[Fault]:
+    """Add a fault kind to the registry (a class decorator); its key must be new."""
+    if any(k.key == kind.key for k in KINDS):
+        raise ValueError(f"a fault kind with key {kind.key!r} is already registered")
+    KINDS.append(kind)
+    return kind
+
+
+def unregister(kind: type[Fault]) -> None:
+    KINDS.remove(kind)
+
+
+def by_key(key: str) -> type[Fault] | None:
+    for kind in KINDS:
+        if kind.key == key:
+            return kind
+    return None
+
+
+def canonical(faults: Sequence[Fault]) -> tuple[Fault, ...]:
+    """Faults in their canonical order: by kind (registry order), then the kind's own order."""
+    rank = {kind: i for i, kind in enumerate(KINDS)}
+    return tuple(sorted(faults, key=lambda f: (rank[type(f)], f.sort_key())))
+
+
+def check_order(fault: Fault) -> tuple[Any, ...]:
+    """The order `sim check` lists faults in: by the moment they are consulted, then kind."""
+    kind = type(fault)
+    return (kind.moment.value, KINDS.index(kind), *fault.sort_key())
+
+
+def describe(faults: Sequence[Fault], none: str = "no fault at all") -> str:
+    """Faults in words, joined; `none` when there are none."""
+    return "; ".join(f.describe() for f in faults) or none

@@ -1,0 +1,102 @@
+"""A duplicated delivery: the run's nth send reaches the feed as two concurrent copies (the
+feed receives them one after the other, docs/model.md §2)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from sim.errors import ScheduleError
+from sim.faults.base import Choices, ExploreBounds, Fault, Moment, RunFacts, integer_field, lower
+
+if TYPE_CHECKING:  # pragma: no cover
+    from sim.schedule import Schedule
+    from sim.trace import Event, Kind
+
+
+@dataclass(frozen=True, slots=True)
+class DuplicateDelivery(Fault):
+    """The `nth` send of the run reaches the feed as two concurrent copies."""
+
+    key = "duplicate_deliveries"
+    fields = ("nth",)
+    plural = "duplicate deliveries"
+    check_name = "duplicate_delivery"
+    moment = Moment.SEND
+    coverage_labels = ("duplicate delivery",)
+
+    nth: int = 1
+
+    # -- the data ------------------------------------------------------------------
+    @classmethod
+    def parse(cls, item: dict[str, Any], where: str) -> DuplicateDelivery:
+        nth = integer_field(item, "nth", where, default=1)
+        assert nth is not None
+        return cls(nth=nth)
+
+    def dump(self) -> str:
+        return "{nth = %d}" % self.nth
+
+    @classmethod
+    def validate(cls, faults: Sequence[DuplicateDelivery], schedule: Schedule) -> None:
+        for d in faults:
+            if d.nth < 1:
+                raise ScheduleError(f"duplicate_deliveries: nth must be at least 1, got {d.nth}")
+
+    def sort_key(self) -> tuple[int]:
+        return (self.nth,)
+
+    def describe(self) -> str:
+        return f"send {self.nth} reaches the feed twice"
+
+    # -- the engine --------------------------------------------------------------------
+    def where(self) -> tuple[int]:
+        return (self.nth,)
+
+    def directive(self) -> int:
+        return 2
+
+    def unfired(self, facts: RunFacts) -> str:
+        return f"duplicate delivery of send {self.nth}: only {facts.sends} send(s) happened"
+
+    # -- sim explore -------------------------------------------------------------------
+    @classmethod
+    def draw(cls, c: Choices, bounds: ExploreBounds, sections: int, drawn: Sequence[Fault]) -> DuplicateDelivery | None:
+        nth = c.integer(1, bounds.max_nth)
+        if any(isinstance(f, DuplicateDelivery) and f.nth == nth for f in drawn):
+            return None
+        return cls(nth)
+
+    def simpler(self, sections: int) -> Iterator[DuplicateDelivery]:
+        for nth in lower(self.nth, 1):
+            yield DuplicateDelivery(nth)
+
+    def complexity(self) -> tuple[int, int]:
+        return 0, self.nth
+
+    @classmethod
+    def singles(cls, bounds: ExploreBounds, sections: int) -> Iterator[DuplicateDelivery]:
+        for nth in range(1, bounds.max_nth + 1):
+            yield cls(nth)
+
+    @classmethod
+    def shown_by(cls) -> Kind:
+        from sim.trace import Kind
+
+        return Kind.SENT
+
+    @classmethod
+    def observe(cls, event: Event) -> tuple[str, int, int] | None:
+        if event.detail["copies"] > 1:
+            return "duplicate delivery", event.tick, event.tick
+        return None
+
+    # -- sim check ---------------------------------------------------------------------
+    @classmethod
+    def offers(cls, code: Sequence[Fault], where: tuple[int, ...], horizon: int, schedule: Schedule) -> list[Fault]:
+        return [cls(where[0])]
+
+    @classmethod
+    def bound_words(cls, horizon: int, schedule: Schedule) -> str:
+        return f"any send at a tick <= t{horizon}"
