@@ -166,7 +166,7 @@ def observed(trace: Trace) -> Iterator[tuple[str, int, int]]:
     run, as its kind reads it from the trace."""
     watchers: dict[Kind, list[type[Fault]]] = {}
     for kind in KINDS:
-        watchers.setdefault(kind.shown_by(), []).append(kind)
+        watchers.setdefault(Kind(kind.shown_by), []).append(kind)
     for e in trace.events:
         for kind in watchers.get(e.kind, ()):
             seen = kind.observe(e)

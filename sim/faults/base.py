@@ -27,15 +27,31 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from enum import Enum
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeVar
+from typing import Any, ClassVar, Protocol, TypeVar
 
 from sim.errors import ScenarioError, SimError
 
-if TYPE_CHECKING:  # pragma: no cover
-    from sim.schedule import Schedule
-    from sim.trace import Event, Kind
-
 T = TypeVar("T")
+
+
+class Setting(Protocol):
+    """What a fault kind reads of the schedule it is in (a `sim.schedule.Schedule`)."""
+
+    @property
+    def sections(self) -> int: ...
+
+    @property
+    def horizon(self) -> int: ...
+
+
+class Observed(Protocol):
+    """What a fault kind reads of a trace event (a `sim.trace.Event`)."""
+
+    @property
+    def tick(self) -> int: ...
+
+    @property
+    def detail(self) -> dict[str, Any]: ...
 
 
 class Moment(Enum):
@@ -171,6 +187,8 @@ class Fault(ABC):
     moment: ClassVar[Moment]
     #: the labels `sim explore`'s coverage table counts it under, in table order
     coverage_labels: ClassVar[tuple[str, ...]]
+    #: the kind of trace event (its `Kind` value) that shows a fault of this kind took effect
+    shown_by: ClassVar[str]
 
     # -- the data ----------------------------------------------------------------------
     @classmethod
@@ -183,7 +201,7 @@ class Fault(ABC):
         """The entry as a TOML inline table."""
 
     @classmethod
-    def validate(cls, faults: Sequence[Any], schedule: Schedule) -> None:
+    def validate(cls, faults: Sequence[Any], schedule: Setting) -> None:
         """Raise a ScheduleError naming the first fault of this kind that cannot happen."""
 
     @abstractmethod
@@ -232,25 +250,20 @@ class Fault(ABC):
 
     @classmethod
     @abstractmethod
-    def shown_by(cls) -> Kind:
-        """The kind of trace event that shows a fault of this kind took effect."""
-
-    @classmethod
-    @abstractmethod
-    def observe(cls, event: Event) -> tuple[str, int, int] | None:
-        """For an event of kind `shown_by()`: (coverage label, tick, last tick it affects),
+    def observe(cls, event: Observed) -> tuple[str, int, int] | None:
+        """For an event of kind `shown_by`: (coverage label, tick, last tick it affects),
         or None when the event does not show a fault."""
 
     # -- sim check ---------------------------------------------------------------------
     @classmethod
     @abstractmethod
     def offers(cls, code: Sequence[Fault], where: tuple[int, ...], horizon: int,
-               schedule: Schedule) -> list[Fault]:  # fmt: skip
+               schedule: Setting) -> list[Fault]:  # fmt: skip
         """The faults of the kind a schedule `code` can add at this moment of its run."""
 
     @classmethod
     @abstractmethod
-    def bound_words(cls, horizon: int, schedule: Schedule) -> str:
+    def bound_words(cls, horizon: int, schedule: Setting) -> str:
         """What `sim check` enumerates of the kind, in words."""
 
 

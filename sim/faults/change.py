@@ -8,7 +8,7 @@ import functools
 import itertools
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from sim.errors import ScenarioError, ScheduleError
 from sim.faults.base import (
@@ -16,16 +16,14 @@ from sim.faults.base import (
     ExploreBounds,
     Fault,
     Moment,
+    Observed,
     RunFacts,
+    Setting,
     draw_tick,
     integer_field,
     lower,
     toward
 )
-
-if TYPE_CHECKING:  # pragma: no cover
-    from sim.schedule import Schedule
-    from sim.trace import Event, Kind
 
 #: chance that a drawn change touches one more section
 MORE_SECTIONS = 0.25
@@ -48,6 +46,7 @@ class ReportChange(Fault):
     plural = "report changes"
     check_name = "change"
     moment = Moment.INPUT
+    shown_by = "report-changed"
     coverage_labels = ("report change",)
 
     at: int
@@ -67,7 +66,7 @@ class ReportChange(Fault):
         return "{at = %d, sections = [%s]}" % (self.at, ", ".join(map(str, self.sections)))
 
     @classmethod
-    def validate(cls, faults: Sequence[ReportChange], schedule: Schedule) -> None:
+    def validate(cls, faults: Sequence[ReportChange], schedule: Setting) -> None:
         for c in faults:
             if c.at < 0:
                 raise ScheduleError(f"changes: negative tick {c.at}")
@@ -132,21 +131,15 @@ class ReportChange(Fault):
                 yield cls(at, (section,))
 
     @classmethod
-    def shown_by(cls) -> Kind:
-        from sim.trace import Kind
-
-        return Kind.REPORT_CHANGED
-
-    @classmethod
-    def observe(cls, event: Event) -> tuple[str, int, int]:
+    def observe(cls, event: Observed) -> tuple[str, int, int]:
         return "report change", event.tick, event.tick
 
     # -- sim check ---------------------------------------------------------------------
     @classmethod
-    def offers(cls, code: Sequence[Fault], where: tuple[int, ...], horizon: int, schedule: Schedule) -> list[Fault]:
+    def offers(cls, code: Sequence[Fault], where: tuple[int, ...], horizon: int, schedule: Setting) -> list[Fault]:
         (tick,) = where
         return [cls(tick, sections) for sections in section_sets(schedule.sections)]
 
     @classmethod
-    def bound_words(cls, horizon: int, schedule: Schedule) -> str:
+    def bound_words(cls, horizon: int, schedule: Setting) -> str:
         return f"any tick t0..t{horizon}, any non-empty set of the {schedule.sections} sections"

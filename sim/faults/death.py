@@ -6,14 +6,21 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from sim.errors import ScenarioError, ScheduleError
-from sim.faults.base import Choices, ExploreBounds, Fault, Moment, PostPoint, RunFacts, integer_field, lower
-
-if TYPE_CHECKING:  # pragma: no cover
-    from sim.schedule import Schedule
-    from sim.trace import Event, Kind
+from sim.faults.base import (
+    Choices,
+    ExploreBounds,
+    Fault,
+    Moment,
+    Observed,
+    PostPoint,
+    RunFacts,
+    Setting,
+    integer_field,
+    lower,
+)
 
 #: death points in shrink order (the worked example's after-send first)
 DEATH_POINTS = (PostPoint.AFTER_SEND, PostPoint.AFTER_INTENT, PostPoint.BEFORE_INTENT)
@@ -30,6 +37,7 @@ class PosterDeath(Fault):
     plural = "poster deaths"
     check_name = "poster_death"
     moment = Moment.POST
+    shown_by = "died"
     coverage_labels = tuple(f"poster death {p.value}" for p in DEATH_POINTS)
 
     point: PostPoint = PostPoint.AFTER_SEND
@@ -50,7 +58,7 @@ class PosterDeath(Fault):
         return '{point = "%s", nth = %d}' % (self.point.value, self.nth)
 
     @classmethod
-    def validate(cls, faults: Sequence[PosterDeath], schedule: Schedule) -> None:
+    def validate(cls, faults: Sequence[PosterDeath], schedule: Setting) -> None:
         for d in faults:
             if d.nth < 1:
                 raise ScheduleError(f"poster_deaths: nth must be at least 1, got {d.nth}")
@@ -98,21 +106,15 @@ class PosterDeath(Fault):
                 yield cls(point, nth)
 
     @classmethod
-    def shown_by(cls) -> Kind:
-        from sim.trace import Kind
-
-        return Kind.DIED
-
-    @classmethod
-    def observe(cls, event: Event) -> tuple[str, int, int]:
+    def observe(cls, event: Observed) -> tuple[str, int, int]:
         return f"poster death {event.detail['point']}", event.tick, event.tick
 
     # -- sim check ---------------------------------------------------------------------
     @classmethod
-    def offers(cls, code: Sequence[Fault], where: tuple[int, ...], horizon: int, schedule: Schedule) -> list[Fault]:
+    def offers(cls, code: Sequence[Fault], where: tuple[int, ...], horizon: int, schedule: Setting) -> list[Fault]:
         (nth,) = where
         return [cls(point, nth) for point in POINTS]
 
     @classmethod
-    def bound_words(cls, horizon: int, schedule: Schedule) -> str:
+    def bound_words(cls, horizon: int, schedule: Setting) -> str:
         return f"any post action at a tick <= t{horizon}, at each of " + ", ".join(p.value for p in POINTS)

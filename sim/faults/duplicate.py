@@ -5,14 +5,20 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from sim.errors import ScheduleError
-from sim.faults.base import Choices, ExploreBounds, Fault, Moment, RunFacts, integer_field, lower
-
-if TYPE_CHECKING:  # pragma: no cover
-    from sim.schedule import Schedule
-    from sim.trace import Event, Kind
+from sim.faults.base import (
+    Choices,
+    ExploreBounds,
+    Fault,
+    Moment,
+    Observed,
+    RunFacts,
+    Setting,
+    integer_field,
+    lower,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,6 +30,7 @@ class DuplicateDelivery(Fault):
     plural = "duplicate deliveries"
     check_name = "duplicate_delivery"
     moment = Moment.SEND
+    shown_by = "sent"
     coverage_labels = ("duplicate delivery",)
 
     nth: int = 1
@@ -39,7 +46,7 @@ class DuplicateDelivery(Fault):
         return "{nth = %d}" % self.nth
 
     @classmethod
-    def validate(cls, faults: Sequence[DuplicateDelivery], schedule: Schedule) -> None:
+    def validate(cls, faults: Sequence[DuplicateDelivery], schedule: Setting) -> None:
         for d in faults:
             if d.nth < 1:
                 raise ScheduleError(f"duplicate_deliveries: nth must be at least 1, got {d.nth}")
@@ -81,22 +88,16 @@ class DuplicateDelivery(Fault):
             yield cls(nth)
 
     @classmethod
-    def shown_by(cls) -> Kind:
-        from sim.trace import Kind
-
-        return Kind.SENT
-
-    @classmethod
-    def observe(cls, event: Event) -> tuple[str, int, int] | None:
+    def observe(cls, event: Observed) -> tuple[str, int, int] | None:
         if event.detail["copies"] > 1:
             return "duplicate delivery", event.tick, event.tick
         return None
 
     # -- sim check ---------------------------------------------------------------------
     @classmethod
-    def offers(cls, code: Sequence[Fault], where: tuple[int, ...], horizon: int, schedule: Schedule) -> list[Fault]:
+    def offers(cls, code: Sequence[Fault], where: tuple[int, ...], horizon: int, schedule: Setting) -> list[Fault]:
         return [cls(where[0])]
 
     @classmethod
-    def bound_words(cls, horizon: int, schedule: Schedule) -> str:
+    def bound_words(cls, horizon: int, schedule: Setting) -> str:
         return f"any send at a tick <= t{horizon}"

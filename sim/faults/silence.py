@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from sim.errors import ScheduleError
 from sim.faults.base import (
@@ -14,16 +14,14 @@ from sim.faults.base import (
     ExploreBounds,
     Fault,
     Moment,
+    Observed,
     RunFacts,
+    Setting,
     Stall,
     draw_tick,
     integer_field,
     lower
 )
-
-if TYPE_CHECKING:  # pragma: no cover
-    from sim.schedule import Schedule
-    from sim.trace import Event, Kind
 
 #: chance that a drawn silence is a crash rather than a pause
 CRASH = 0.3
@@ -41,6 +39,7 @@ class Silence(Fault):
     plural = "silences"
     check_name = "silence"
     moment = Moment.ACT
+    shown_by = "silent"
     coverage_labels = ("silence (paused)", "silence (crashed)")
 
     attempt: int
@@ -72,7 +71,7 @@ class Silence(Fault):
         return "{attempt = %d, at = %d%s}" % (self.attempt, self.at, "" if self.wake is None else f", wake = {self.wake}")
 
     @classmethod
-    def validate(cls, faults: Sequence[Silence], schedule: Schedule) -> None:
+    def validate(cls, faults: Sequence[Silence], schedule: Setting) -> None:
         for s in faults:
             s._validate(schedule.horizon)
         ordered = sorted(faults, key=lambda s: (s.attempt, s.at))
@@ -152,25 +151,19 @@ class Silence(Fault):
                     yield cls(attempt, at, wake)
 
     @classmethod
-    def shown_by(cls) -> Kind:
-        from sim.trace import Kind
-
-        return Kind.SILENT
-
-    @classmethod
-    def observe(cls, event: Event) -> tuple[str, int, int]:
+    def observe(cls, event: Observed) -> tuple[str, int, int]:
         wake = event.detail["wake"]
         label = "silence (crashed)" if event.detail["crashed"] else "silence (paused)"
         return label, event.tick, max(event.tick, wake or 0)
 
     # -- sim check ---------------------------------------------------------------------
     @classmethod
-    def offers(cls, code: Sequence[Fault], where: tuple[int, ...], horizon: int, schedule: Schedule) -> list[Fault]:
+    def offers(cls, code: Sequence[Fault], where: tuple[int, ...], horizon: int, schedule: Setting) -> list[Fault]:
         attempt, tick = where
         if any(isinstance(f, Silence) and cls(attempt, tick).overlaps(f) for f in code):
             return []  # still silent: it cannot fall silent again before it woke
         return [cls(attempt, tick, wake) for wake in (None, *range(tick + 1, horizon + 1))]
 
     @classmethod
-    def bound_words(cls, horizon: int, schedule: Schedule) -> str:
+    def bound_words(cls, horizon: int, schedule: Setting) -> str:
         return f"any attempt at any tick <= t{horizon}: crash, or pause waking by t{horizon}"
