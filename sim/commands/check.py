@@ -15,7 +15,7 @@ from tabulate import tabulate  # type: ignore[import-untyped]
 
 from sim import check as checker
 from sim.commands.common import emit_json, set_option
-from sim.invariants import NAMES
+from sim.properties import NAMES, verdict
 from sim.switches import EVENTS, Checkpoints, parse_assignments
 
 DEFAULT_OUT = Path("reports/counterexamples/check")
@@ -105,7 +105,7 @@ def _document(bound: checker.Bound, results: list[checker.Result],
                 "schedules": r.schedules,
                 "distinct_traces": r.distinct_traces,
                 "violations": dict(r.violations),
-                "verdict": "broken" if r.broken else "holds",
+                "verdict": verdict(r.broken),
                 "counterexamples": {
                     name: str(files[(r.protections, r.checkpoints, name)]) for name in r.counterexamples
                 },
@@ -125,7 +125,7 @@ def _render(bound: checker.Bound, results: list[checker.Result], files: dict[tup
             r.schedules,
             r.distinct_traces,
             *[f"{r.violations[name]:,}" if r.violations[name] else "-" for name in NAMES],
-            "holds within the bound" if not r.broken else "broken",
+            verdict(r.broken, bounded=True),
         ]
         for r in results
     ]
