@@ -2,7 +2,7 @@
 needed, and the aggregates the article talks about.
 
 Runs are numbered 1..864 in the order of `sim.switches.COMBINATIONS` (the product of the
-switches in SPEC.md's table order, first value first), so run 1 is the worked example with
+switches in `sim.switches.SWITCHES` order, first value first), so run 1 is the worked example with
 every protection on and a run keeps its id as long as the switch set does not change.
 
 Definitions (docs/sweep.md explains them in words):
@@ -61,7 +61,8 @@ from sim.trace import Trace
 #: the number of runs of the sweep (2 x 2 x 2 x 3 x 2 x 3 x 2 x 3).
 RUNS = len(COMBINATIONS)
 
-#: the gate comparison's subset: versions off and the strict rule (SPEC.md section 4).
+#: the gate comparison's subset: versions off and the strict rule, where the gate decides
+#: what the rule admits (`sim.properties.misused_dependant` explains it).
 GATE_SUBSET = {"pins": Pins.OFF.value, "rule": Rule.CURRENT_ACCEPTED.value}
 
 #: the twelve event combinations, in sweep order: (silent, change, post_death) values.

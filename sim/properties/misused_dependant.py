@@ -5,8 +5,9 @@ Guarded by the newsletter rule current-accepted: the newsletter waits for an acc
 of the current version. The rule needs versions to compare; with pins off there are none,
 and the gate decides: fail-closed waits, fail-open admits the latest accepted digest, which
 is the rule any-accepted. So with pins off and the fail-open gate the rule is on and still
-does not hold this property; pins on, or the fail-closed gate, restores it (docs/model.md,
-"Assessment, acceptance and rebuild"; the gate is the ninth knob of `sim.switches`).
+does not hold this property; pins on, or the fail-closed gate, restores it. (The gate is the
+ninth knob, `sim.switches.Gate`; docs/model.md, "Assessment, acceptance and rebuild", says
+what pins off leaves without versions.)
 """
 
 from __future__ import annotations
