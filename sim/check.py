@@ -46,7 +46,7 @@ from hashlib import blake2b
 from pathlib import Path
 from typing import Any
 
-from sim import invariants
+from sim import properties
 from sim.engine import run_world
 from sim.engine.world import Consult, Position, World
 from sim.errors import SimError, SwitchError
@@ -67,6 +67,10 @@ from sim.trace import Event, Kind, Trace
 #: the default bound: `sim check --max-faults 2 --protections each` takes a few minutes.
 DEFAULT_MAX_FAULTS = 2
 DEFAULT_HORIZON = 12
+
+#: the properties `sim check` judges: the invariants, and that every recorded intent is
+#: confirmed by the end of the run (`finished` is the outcome's, and is not judged here)
+JUDGED = (*properties.SAFETY, properties.EFFECTS_CONFIRMED)
 
 #: the setting's constants are the worked example's (Schedule's defaults).
 SETTING = Schedule()
@@ -209,7 +213,7 @@ def run_job(job: Job) -> JobResult:
         prints.append(fingerprint(trace.events))
         if trace.horizon_reached:
             result.horizon_reached += 1
-        for name, tick in invariants.violations(trace):
+        for name, tick in properties.violations(trace, JUDGED):
             violations[name] = violations.get(name, 0) + 1
             key = (len(code), tick, keys(code))
             if name not in shortest or key < shortest[name][0]:
@@ -319,7 +323,7 @@ class Result:
 
     @property
     def verdict(self) -> str:
-        return "broken" if self.broken else "holds"
+        return properties.verdict(self.broken)
 
 
 class _Tally:
@@ -347,7 +351,7 @@ class _Tally:
             config=config,
             schedules=self.schedules,
             distinct_traces=len(self.prints),
-            violations={name: self.violations.get(name, 0) for name in invariants.NAMES},
+            violations={p.name: self.violations.get(p.name, 0) for p in JUDGED},
             counterexamples={
                 name: Counterexample(name, schedule_of(code).faults, key[1])
                 for name, (key, code) in sorted(self.shortest.items())

@@ -18,7 +18,7 @@ the same order to a counterexample the seeded search found, deterministically an
 Hypothesis, so that `sim explore` writes byte-identical files for the same seed.
 
 An invariant is *at risk* in a run when the hazard it names arose, whether or not a
-protection stopped it (see `at_risk`). Coverage counts the faults that took effect, by kind
+protection stopped it (`sim.properties.at_risk`). Coverage counts the faults that took effect, by kind
 and tick, and the runs in which each invariant was at risk and broken.
 """
 
@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from sim import invariants
+from sim import properties
 from sim.errors import ScheduleError, SimError
 from sim.files import atomic_write
 from sim.run import counterexample, simulate
@@ -177,70 +177,6 @@ def observed(trace: Trace) -> Iterator[tuple[str, int, int]]:
 def coverage_kinds() -> tuple[str, ...]:
     """The coverage table's rows: every registered kind's labels, in registry order."""
     return tuple(label for kind in KINDS for label in kind.coverage_labels)
-
-
-def at_risk(trace: Trace) -> set[str]:
-    """The invariants whose hazard arose in this run, whether or not a protection stopped it.
-
-    - stale-write: an attempt tried a protected write with a token below the epoch;
-    - wrong-acceptance: a candidate not built from the current report was assessed;
-    - two-acceptances: a candidate was assessed while a digest was already accepted for the
-      current report;
-    - duplicate-effect: the feed received an operation again after it had applied it once
-      (a resend or a second copy, whatever its answer);
-    - misused-dependant: while the newsletter was ready and waiting (from its ready tick to
-      the tick it started, or the end), the latest candidate or the latest accepted digest
-      was not an accepted digest built from the then-current report, so the weaker rules
-      ("latest finished", "any accepted") would have taken a wrong digest.
-    A broken invariant was always at risk.
-    """
-    risky: set[str] = set()
-    content = trace.versions[0]
-    built: dict[str, tuple[int, ...]] = {}  # candidate digest -> what it was built from
-    accepted_for: set[tuple[int, ...]] = set()  # report contents a digest was accepted for
-    accepted: set[str] = set()
-    applied: set[str] = set()
-    latest: str | None = None
-    latest_accepted: str | None = None
-    ready = trace.schedule.newsletter_ready
-    started: int | None = None
-    events = trace.events
-    count = len(events)
-    for i, e in enumerate(events):
-        kind = e.kind
-        d = e.detail
-        if kind is Kind.WRITE:
-            if d["token"] < d["epoch"]:
-                risky.add("stale-write")
-            if d["record"] == "candidate" and d["applied"]:
-                built[d["digest"]] = tuple(p[1] for p in d["parts"])
-                latest = d["digest"]
-        elif kind is Kind.ACCEPTED or kind is Kind.REFUSED:
-            if built.get(d["digest"]) != content:
-                risky.add("wrong-acceptance")
-            if content in accepted_for:
-                risky.add("two-acceptances")
-            if kind is Kind.ACCEPTED:
-                accepted_for.add(content)
-                accepted.add(d["digest"])
-                latest_accepted = d["digest"]
-        elif kind is Kind.FEED:
-            if d["digest"] in applied:
-                risky.add("duplicate-effect")
-            if d["answer"] == "applied":
-                applied.add(d["digest"])
-        elif kind is Kind.REPORT_CHANGED:
-            content = tuple(d["content"])
-        elif kind is Kind.NEWSLETTER:
-            started = e.tick
-        # the newsletter gate reads the state at the end of each tick (SPEC 5.3 b comes after
-        # assessment, and nothing later in a tick writes candidates or acceptances)
-        end_of_tick = i + 1 == count or events[i + 1].tick != e.tick
-        if end_of_tick and e.tick >= ready and (started is None or started == e.tick):
-            for digest in (latest, latest_accepted):
-                if digest is not None and (digest not in accepted or built.get(digest) != content):
-                    risky.add("misused-dependant")
-    return risky
 
 
 def last_fault_tick(trace: Trace) -> int:
@@ -398,7 +334,7 @@ class Coverage:
             bucket = min(tick // TICK_BUCKET, TICK_BUCKETS - 1)
             self.faults[kind, bucket] = self.faults.get((kind, bucket), 0) + 1
         self.unfired += len(trace.unfired)
-        for name in at_risk(trace):
+        for name in properties.at_risk(trace):
             self.at_risk[name] = self.at_risk.get(name, 0) + 1
         for name in result.broken:
             self.broken[name] = self.broken.get(name, 0) + 1
@@ -417,7 +353,7 @@ class Finding:
     schedule: Schedule  # shrunk
     shrink_runs: int
     path: Path | None
-    expected: bool  # a protection it relies on is off (see `unguarded_by`)
+    expected: bool  # a protection it relies on is off (`sim.properties.unguarded_by`)
 
 
 @dataclass(frozen=True, slots=True)
@@ -444,26 +380,6 @@ def rerun_args(switches: Switches, seed: int, examples: int, bounds: ExploreBoun
     parts = [f"--seed {seed}", f"--examples {examples}", f"--max-faults {bounds.max_faults}"]
     label = switches.set_args()
     return " ".join(parts + ([label] if label else []))
-
-
-def unguarded_by(switches: Switches, invariant: str) -> str | None:
-    """Why `invariant` is not protected under these switches (None: its protection is on).
-
-    The newsletter rule "current accepted" needs versions to compare: with pins off and the
-    fail-open gate it admits as "any accepted" does (SPEC.md section 4, the ninth knob), so
-    misused-dependant is then unguarded as well.
-    """
-    protection = invariants.GUARDED_BY[invariant]
-    if getattr(switches, protection) is not PROTECTIONS[protection]:
-        return f"{protection} is off"
-    if invariant == "misused-dependant" and switches.pins is Pins.OFF and switches.gate is Gate.FAIL_OPEN:
-        return "pins is off and the gate fails open"
-    return None
-
-
-def guarded(switches: Switches, invariant: str) -> bool:
-    """Whether every protection `invariant` relies on is on under these switches."""
-    return unguarded_by(switches, invariant) is None
 
 
 def counterexample_name(invariant: str, switches: Switches, seed: int) -> str:
@@ -585,7 +501,7 @@ def _finding(
         schedule=shrunk.schedule,
         shrink_runs=shrunk.runs,
         path=path,
-        expected=not guarded(switches, invariant),
+        expected=not properties.guarded(switches, invariant),
     )
     if shrunk.interrupted:
         raise _Interrupted(finding)

@@ -1,4 +1,8 @@
-"""The outcome of a run, derived from its trace (SPEC.md section 8 names every field)."""
+"""The outcome of a run, derived from its trace.
+
+`violations` are the safety properties that broke and `finished` is the progress property
+of that name, both read from `sim.properties`; the other fields are figures of the run.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +10,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
-from sim import invariants
+from sim import properties
 from sim.trace import Kind, Trace
 
 
@@ -59,7 +63,7 @@ class Outcome:
         }
 
 
-#: the outcome's fields, in the order of SPEC.md section 8 and of `Outcome.to_json`
+#: the outcome's fields, in the order of `Outcome.to_json`
 FIELDS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(Outcome))
 
 
@@ -69,7 +73,6 @@ def outcome(trace: Trace) -> Outcome:
     restored = rejected = stale_applied = posts = 0
     final = trace.final_content
     first_accepted: tuple[int, str] | None = None
-    final_digests: list[str] = []
     confirmed: dict[str, int] = {}
     letter = Newsletter(None, None, None)
     for e in trace.events:
@@ -91,19 +94,14 @@ def outcome(trace: Trace) -> Outcome:
             if e.detail["answer"] == "applied":
                 posts += 1
         elif kind is Kind.ACCEPTED:
-            if tuple(e.detail["built_from"]) == final:
-                final_digests.append(e.detail["digest"])
-                if first_accepted is None:
-                    first_accepted = (e.tick, e.detail["digest"])
+            if first_accepted is None and tuple(e.detail["built_from"]) == final:
+                first_accepted = (e.tick, e.detail["digest"])
         elif kind is Kind.ADMITTED:
             attempts += 1
         elif kind is Kind.NEWSLETTER:
             letter = Newsletter(e.tick, e.detail["digest"], e.detail["quote"])
     by_attempt = tuple(calls.get(n, 0) for n in range(1, attempts + 1))
     confirmed_tick = None if first_accepted is None else confirmed.get(first_accepted[1])
-    # SPEC 6: finished when *an* accepted digest for the final report has its announcement
-    # confirmed (with two such digests, the second one's confirmation counts too)
-    finished = any(digest in confirmed for digest in final_digests)
     return Outcome(
         model_calls=sum(by_attempt),
         model_calls_by_attempt=by_attempt,
@@ -114,8 +112,8 @@ def outcome(trace: Trace) -> Outcome:
         first_accepted_tick=None if first_accepted is None else first_accepted[0],
         confirmed_tick=confirmed_tick,
         newsletter=letter,
-        violations=tuple(invariants.violations(trace)),
-        finished=finished,
+        violations=tuple(properties.violations(trace)),
+        finished=properties.FINISHED.holds(trace),
         last_tick=trace.last_tick,
         horizon_reached=trace.horizon_reached,
     )

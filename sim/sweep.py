@@ -2,7 +2,7 @@
 needed, and the aggregates the article talks about.
 
 Runs are numbered 1..864 in the order of `sim.switches.COMBINATIONS` (the product of the
-switches in SPEC.md's table order, first value first), so run 1 is the worked example with
+switches in `sim.switches.SWITCHES` order, first value first), so run 1 is the worked example with
 every protection on and a run keeps its id as long as the switch set does not change.
 
 Definitions (docs/sweep.md explains them in words):
@@ -39,9 +39,8 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
-from sim.invariants import INVARIANTS, NAMES
 from sim.outcome import Outcome
-from sim.render.grid import Grid, build_shared
+from sim.properties import NAMES, SAFETY
 from sim.run import simulate
 from sim.schedule import worked_example
 from sim.switches import (
@@ -57,11 +56,13 @@ from sim.switches import (
     Rule,
     Switches,
 )
+from sim.trace import Trace
 
 #: the number of runs of the sweep (2 x 2 x 2 x 3 x 2 x 3 x 2 x 3).
 RUNS = len(COMBINATIONS)
 
-#: the gate comparison's subset: versions off and the strict rule (SPEC.md section 4).
+#: the gate comparison's subset: versions off and the strict rule, where the gate decides
+#: what the rule admits (`sim.properties.misused_dependant` explains it).
 GATE_SUBSET = {"pins": Pins.OFF.value, "rule": Rule.CURRENT_ACCEPTED.value}
 
 #: the twelve event combinations, in sweep order: (silent, change, post_death) values.
@@ -96,16 +97,22 @@ def event_combination(switches: Switches) -> tuple[str, ...]:
 
 
 # -- the runs ------------------------------------------------------------------------------
+#: what the caller keeps of each fail-open run besides its outcome, computed from the run's
+#: trace in the process that simulated it (the trace is dropped there): `sim sweep` keeps the
+#: swimlane (`sim.render.grid.shared`) for the explainer page. A module-level function, so
+#: that worker processes can receive it.
+View = Callable[[Trace], Any]
+
+
 @dataclass(frozen=True, slots=True)
 class Run:
     """One run of the sweep: its id (the fail-open twin's id for a fail-closed rerun),
-    its switches and its outcome; with `grids`, also its swimlane (`sim.render.grid`),
-    built from the run's trace right where the run is simulated."""
+    its switches and its outcome; with a `view`, also what the view made of its trace."""
 
     id: int
     switches: Switches
     outcome: Outcome
-    grid: Grid | None = None
+    view: Any = None
 
     @property
     def broken(self) -> tuple[str, ...]:
@@ -115,25 +122,21 @@ class Run:
 Task = tuple[int, str]  # (run id, gate value)
 
 
-Result = tuple[Outcome, Grid | None]
+Result = tuple[Outcome, Any]
 
 
-def _simulate_tasks(tasks: Sequence[Task], grids: bool = False) -> list[Result]:
-    """Run a chunk of tasks (in a worker process or in this one). With `grids`, each
-    fail-open run also yields its swimlane, built from its trace (which is then dropped)."""
+def _simulate_tasks(tasks: Sequence[Task], view: View | None = None) -> list[Result]:
+    """Run a chunk of tasks (in a worker process or in this one). With `view`, each
+    fail-open run also yields the view of its trace (which is then dropped)."""
     out: list[Result] = []
     for rid, gate in tasks:
         switches = COMBINATIONS[rid - 1]
         if gate != switches.gate.value:
             switches = dataclasses.replace(switches, gate=Gate(gate))
         trace, result = simulate(switches, worked_example(switches))
-        grid = build_shared(trace, _GRIDS) if grids and gate == Gate.FAIL_OPEN.value else None
-        out.append((result, grid))
+        seen = view(trace) if view is not None and gate == Gate.FAIL_OPEN.value else None
+        out.append((result, seen))
     return out
-
-
-#: swimlanes already built in this process, by what happened (see grid.build_shared)
-_GRIDS: dict[str, Grid] = {}
 
 
 #: runs per chunk in one process (a progress step); with N processes, 4 chunks per process
@@ -159,7 +162,7 @@ Progress = Callable[[int, int], None]  # (runs done, runs in all)
 @contextmanager
 def _gc_paused() -> Iterator[None]:
     """No cyclic garbage collection while the runs are simulated in this process: the sweep
-    allocates many small objects and keeps most of them (outcomes, grids), so collections
+    allocates many small objects and keeps most of them (outcomes, views), so collections
     in between find little (measured: about 20% of the sweep's CPU time with grids, for some
     18 MB more at the peak). The previous state is restored afterwards."""
     was = gc.isenabled()
@@ -172,10 +175,10 @@ def _gc_paused() -> Iterator[None]:
 
 
 def simulate_all(
-    workers: int = 1, progress: Progress | None = None, grids: bool = False
+    workers: int = 1, progress: Progress | None = None, view: View | None = None
 ) -> tuple[list[Run], list[Run]]:
     """The 864 runs (gate fail-open) and the 144 fail-closed reruns, each in run order.
-    With `grids`, every fail-open run carries its swimlane (the explainer page draws them)."""
+    With `view`, every fail-open run carries the view of its trace (see `View`)."""
     if workers < 1:
         raise ValueError(f"workers must be at least 1, got {workers}")
     tasks: list[Task] = [(i, Gate.FAIL_OPEN.value) for i in range(1, RUNS + 1)]
@@ -185,7 +188,7 @@ def simulate_all(
     chunks = _chunks(tasks, size)
     outcomes: list[Result] = []
     done = 0
-    simulate_chunk = functools.partial(_simulate_tasks, grids=grids)
+    simulate_chunk = functools.partial(_simulate_tasks, view=view)
 
     def collect(results: Iterable[list[Result]]) -> None:
         nonlocal done
@@ -203,10 +206,10 @@ def simulate_all(
             collect(pool.map(simulate_chunk, chunks))
     runs: list[Run] = []
     closed: list[Run] = []
-    for (rid, gate), (result, grid) in zip(tasks, outcomes):
+    for (rid, gate), (result, seen) in zip(tasks, outcomes):
         switches = COMBINATIONS[rid - 1]
         if gate == Gate.FAIL_OPEN.value:
-            runs.append(Run(rid, switches, result, grid))
+            runs.append(Run(rid, switches, result, seen))
         else:
             closed.append(Run(rid, dataclasses.replace(switches, gate=Gate(gate)), result))
     return runs, closed
@@ -456,11 +459,11 @@ class Sweep:
     summary: dict[str, Any]
 
     @property
-    def grids(self) -> tuple[Grid, ...] | None:
-        """Each run's swimlane, in run order, when the sweep was run with `grids`."""
-        if any(r.grid is None for r in self.runs):
+    def views(self) -> tuple[Any, ...] | None:
+        """Each run's view, in run order, when the sweep was run with a `view`."""
+        if any(r.view is None for r in self.runs):
             return None
-        return tuple(r.grid for r in self.runs if r.grid is not None)
+        return tuple(r.view for r in self.runs)
 
     def run_json(self, index: int) -> dict[str, Any]:
         run = self.runs[index]
@@ -481,7 +484,7 @@ def summarize(runs: Sequence[Run], closed: Sequence[Run], needs: Sequence[Needed
         "order": list(SWEPT),
         "events": list(EVENTS),
         "protections": {name: on.value for name, on in PROTECTIONS.items()},
-        "invariants": {inv.name: inv.description for inv in sorted(INVARIANTS, key=lambda i: i.name)},
+        "invariants": {p.name: p.description for p in SAFETY},
         "all_on": all_on_summary(runs),
         "weakened": {mode: weakening_summary(runs, mode) for mode in CHECKPOINT_MODES},
         "minimal_sets": minimal_sets(runs),
@@ -490,10 +493,10 @@ def summarize(runs: Sequence[Run], closed: Sequence[Run], needs: Sequence[Needed
     }
 
 
-def sweep(workers: int = 1, progress: Progress | None = None, grids: bool = False) -> Sweep:
+def sweep(workers: int = 1, progress: Progress | None = None, view: View | None = None) -> Sweep:
     """Run all 864 combinations (and the 144 fail-closed reruns) and aggregate them.
-    With `grids`, each run also carries its swimlane (for the explainer page)."""
-    runs, closed = simulate_all(workers, progress, grids)
+    With `view`, each run also carries the view of its trace (see `View`)."""
+    runs, closed = simulate_all(workers, progress, view)
     needs = [needed(r, runs) for r in runs]
     return Sweep(tuple(runs), tuple(needs), tuple(closed), summarize(runs, closed, needs))
 
@@ -504,6 +507,7 @@ __all__ = [
     "Needed",
     "Run",
     "Sweep",
+    "View",
     "event_combination",
     "gate_subset_ids",
     "needed",

@@ -16,8 +16,8 @@ import pytest
 
 from sim import scenario as scenarios
 from sim import sweep as sweep_mod
-from sim.explore import unguarded_by
-from sim.invariants import GUARDED_BY
+from sim.properties import BY_NAME, unguarded_by
+from sim.render import grid as grid_mod
 from sim.render.explainer import caveat, decode, render_explainer
 from sim.render.grid import CLASSES
 from sim.render.report import WRITERS, render_all
@@ -27,9 +27,15 @@ from sim.switches import PROTECTIONS, SWEPT, SWITCHES, Switches
 ROOT = Path(__file__).resolve().parent.parent
 
 
+def guard_of(name: str) -> str:
+    guard = BY_NAME[name].guard
+    assert guard is not None
+    return guard.switch
+
+
 @pytest.fixture(scope="module")
 def result() -> Sweep:
-    return sweep_mod.sweep(grids=True)
+    return sweep_mod.sweep(view=grid_mod.shared)
 
 
 @pytest.fixture(scope="module")
@@ -39,8 +45,8 @@ def doc(result: Sweep) -> dict[str, Any]:
 
 @pytest.fixture(scope="module")
 def page(result: Sweep, doc: dict[str, Any]) -> str:
-    assert result.grids is not None
-    return render_explainer(doc, result.grids)
+    assert result.views is not None
+    return render_explainer(doc, result.views)
 
 
 def embedded(page: str) -> dict[str, Any]:
@@ -145,9 +151,9 @@ def test_embedded_outcomes_decoded_by_hand(doc: dict[str, Any], data: dict[str, 
 
 def test_embedded_grids_are_the_runs_swimlanes(result: Sweep, data: dict[str, Any]) -> None:
     """Rows, symbols, classes, legend, story and violations: the terminal view's grid."""
-    assert result.grids is not None
+    assert result.views is not None
     invariants = [i[0] for i in data["invariants"]]
-    for run, grid in zip(data["runs"], result.grids):
+    for run, grid in zip(data["runs"], result.views):
         rows, legend, story, violations = data["grids"][run[0]]
         shown = []
         for r in rows:
@@ -176,16 +182,16 @@ def test_every_class_has_a_style(page: str, data: dict[str, Any]) -> None:
 
 def test_the_verdicts_caveats(doc: dict[str, Any], data: dict[str, Any]) -> None:
     """A broken invariant carries a caveat exactly when its usual guard, switched on, would
-    still not guard it (`sim.explore.unguarded_by`): misused-dependant with pins off, where
+    still not guard it (`sim.properties.unguarded_by`): misused-dependant with pins off, where
     the fail-open gate lets current-accepted admit as any-accepted (run 19, versions-off)."""
     invariants = [i[0] for i in data["invariants"]]
-    assert [i[2] for i in data["invariants"]] == [GUARDED_BY[n] for n in invariants]
+    assert [i[2] for i in data["invariants"]] == [guard_of(n) for n in invariants]
     seen = set()
     for run, want in zip(data["runs"], doc["runs"]):
         s = Switches().with_values(want["switches"])
         assert [invariants[x[0]] for x in run[3]] == list(want["needed"]["prevented_by"])
         for x in run[3]:
-            name, guard = invariants[x[0]], GUARDED_BY[invariants[x[0]]]
+            name, guard = invariants[x[0]], guard_of(invariants[x[0]])
             expected = unguarded_by(s.with_values({guard: PROTECTIONS[guard].value}), name)
             assert (len(x) == 3) == (expected is not None), (want["id"], name)
             if len(x) == 3:

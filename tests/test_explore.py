@@ -16,16 +16,15 @@ import pytest
 
 import sim.explore as explore_module
 from sim.cli import main
+from sim.properties import at_risk, guarded, unguarded_by
 from sim.explore import (
     SeededChoices,
     complexity,
     draw_schedule,
     explore,
     fired_only,
-    guarded,
     shrink,
     single_faults,
-    unguarded_by,
 )
 from sim.outcome import Outcome
 from sim.run import simulate
@@ -244,7 +243,7 @@ def test_an_invariant_is_expected_to_break_only_with_its_protection_off() -> Non
 def test_exit_status_is_1_when_a_guarded_invariant_breaks(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("sim.explore.guarded", lambda switches, invariant: True)
+    monkeypatch.setattr("sim.properties.guarded", lambda switches, invariant: True)
     code, out, _ = sim(capsys, "explore", "--set", "key=none", "--seed", "1", "--examples", "300", "--out", str(tmp_path))
     assert code == 1
     assert "UNEXPECTED" in out

@@ -10,10 +10,9 @@ import pytest
 from hypothesis import find, given, settings
 from hypothesis import strategies as st
 
+from sim.properties import at_risk, guarded, unguarded_by
 from sim.explore import (
-    at_risk,
     fired_only,
-    guarded,
     schedules,
     settle_bound,
     switches,

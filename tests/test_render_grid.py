@@ -157,7 +157,7 @@ def test_every_event_shows_in_some_cell(name: str) -> None:
 
 
 def test_breaks_agree_with_the_invariants_over_the_sweep() -> None:
-    """The grid's per-event marks and `sim.invariants` agree on every one of the 864 runs."""
+    """The grid's per-event marks and `sim.properties` agree on every one of the 864 runs."""
     for switches in COMBINATIONS:
         trace, result = simulate(switches, worked_example(switches))
         g = grids.build(trace)

@@ -6,7 +6,7 @@ import pytest
 
 from sim import scenario as scenarios
 from sim.errors import ScenarioError, ScheduleError
-from sim.invariants import NAMES
+from sim.properties import NAMES
 from sim.run import run_scenario
 from sim.faults import PosterDeath, ReportChange, Silence
 from sim.switches import Switches

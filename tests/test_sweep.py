@@ -14,7 +14,7 @@ import pytest
 
 from sim import sweep as sweep_mod
 from sim.cli import main
-from sim.invariants import NAMES
+from sim.properties import NAMES
 from sim.sweep import Run, Sweep, gate_subset_ids, run_id, simulate_all
 from sim.switches import COMBINATIONS, EVENTS, PROTECTIONS, SWITCHES, Gate, Switches
 
@@ -375,11 +375,11 @@ def test_cli_bad_workers_is_bad_input(capsys: pytest.CaptureFixture[str]) -> Non
 
 def test_shared_swimlanes_equal_the_ones_built_from_each_trace() -> None:
     """The sweep builds each distinct swimlane once; every run's grid is still exactly its own."""
-    from sim.render.grid import build
+    from sim.render.grid import build, shared
     from sim.run import simulate
     from sim.schedule import worked_example
 
-    runs, _ = simulate_all(grids=True)
+    runs, _ = simulate_all(view=shared)
     for run in runs:
         trace, _ = simulate(run.switches, worked_example(run.switches))
-        assert run.grid == build(trace), run.id
+        assert run.view == build(trace), run.id

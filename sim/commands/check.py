@@ -15,7 +15,7 @@ from tabulate import tabulate  # type: ignore[import-untyped]
 
 from sim import check as checker
 from sim.commands.common import emit_json, set_option
-from sim.invariants import NAMES
+from sim.properties import verdict
 from sim.switches import EVENTS, Checkpoints, parse_assignments
 
 DEFAULT_OUT = Path("reports/counterexamples/check")
@@ -105,7 +105,7 @@ def _document(bound: checker.CheckBound, results: list[checker.Result],
                 "schedules": r.schedules,
                 "distinct_traces": r.distinct_traces,
                 "violations": dict(r.violations),
-                "verdict": "broken" if r.broken else "holds",
+                "verdict": verdict(r.broken),
                 "counterexamples": {
                     name: str(files[(r.protections, r.checkpoints, name)]) for name in r.counterexamples
                 },
@@ -117,19 +117,20 @@ def _document(bound: checker.CheckBound, results: list[checker.Result],
 
 def _render(bound: checker.CheckBound, results: list[checker.Result], files: dict[tuple[str, str, str], Path],
             seconds: float, workers: int) -> None:  # fmt: skip
-    headers = ["protections", "checkpoints", "schedules", "distinct", *NAMES, "verdict"]
+    names = [p.name for p in checker.JUDGED]
+    headers = ["protections", "checkpoints", "schedules", "distinct", *names, "verdict"]
     rows = [
         [
             r.protections,
             r.checkpoints,
             r.schedules,
             r.distinct_traces,
-            *[f"{r.violations[name]:,}" if r.violations[name] else "-" for name in NAMES],
-            "holds within the bound" if not r.broken else "broken",
+            *[f"{r.violations[name]:,}" if r.violations[name] else "-" for name in names],
+            verdict(r.broken, bounded=True),
         ]
         for r in results
     ]
-    align = ("left", "left", "right", "right", *["right"] * len(NAMES), "left")
+    align = ("left", "left", "right", "right", *["right"] * len(names), "left")
     click.echo(tabulate(rows, headers=headers, tablefmt="simple", intfmt=",", colalign=align))
     broken = [r for r in results if r.broken]
     if broken:

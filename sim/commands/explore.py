@@ -15,14 +15,13 @@ from sim.explore import (
     TICK_BUCKETS,
     Exploration,
     rerun_args,
-    unguarded_by,
 )
 from sim.explore import (
     explore as run_search,
 )
 from sim.faults import ExploreBounds
-from sim.invariants import BY_NAME, GUARDED_BY, NAMES
-from sim.switches import PROTECTIONS, for_own_schedules, parse_assignments
+from sim.properties import BY_NAME, SAFETY
+from sim.switches import for_own_schedules, parse_assignments
 
 DEFAULT_OUT = Path("reports/counterexamples")
 
@@ -109,24 +108,26 @@ def report_lines(result: Exploration) -> list[str]:
     lines.append(f"  scheduled but never took effect (trimmed from counterexamples): {cov.unfired:,}")
     lines += ["", "invariants (at risk: the hazard arose, whether or not a protection stopped it):"]
     lines.append(f"  {'invariant':<18} {'guarded by':<16} {'at risk':>9} {'broken':>9}")
-    for name in NAMES:
-        protection = GUARDED_BY[name]
-        state = "on" if getattr(result.switches, protection) is PROTECTIONS[protection] else "OFF"
+    for prop in SAFETY:
+        name = prop.name
+        guard = prop.guard
+        state = "" if guard is None else f"{guard.switch} ({'on' if guard.is_on(result.switches) else 'OFF'})"
         lines.append(
-            f"  {name:<18} {protection + ' (' + state + ')':<16} "
+            f"  {name:<18} {state:<16} "
             f"{cov.at_risk.get(name, 0):>9,} {cov.broken.get(name, 0):>9,}"
         )
     lines.append("")
     if not result.findings:
         lines.append(f"no invariant broken in {result.runs:,} schedules")
     for f in result.findings:
-        why = f"expected: {unguarded_by(result.switches, f.invariant)}" if f.expected else "UNEXPECTED: its protection is on"
+        prop = BY_NAME[f.invariant]
+        why = f"expected: {prop.unguarded_by(result.switches)}" if f.expected else "UNEXPECTED: its protection is on"
         where = f" -> {f.path}" if f.path is not None else ""
         lines.append(
             f"broken: {f.invariant} at t{f.tick} ({why}); first in schedule #{f.found_at}, "
             f"shrunk from {f.faults_before} to {f.schedule.fault_count} fault(s){where}"
         )
-        lines.append(f"  {BY_NAME[f.invariant].description}")
+        lines.append(f"  {prop.description}")
         if f.path is not None:
             lines.append(f"  replay: sim trace {f.path} --check")
     return lines

@@ -11,6 +11,7 @@ from typing import Any
 
 import click
 
+from sim.render import grid
 from sim.render.report import prepare_out, render_all, write_reports
 from sim.sweep import Progress
 from sim.sweep import sweep as run_sweep
@@ -102,11 +103,11 @@ def sweep(workers: int, as_json: bool, out: Path) -> int:
     """Run all 864 switch combinations, check every invariant, and write the reports."""
     out = prepare_out(out)  # fail on a bad --out before the work
     with _progress(sys.stderr.isatty()) as progress:
-        result = run_sweep(workers=workers, progress=progress, grids=True)
+        result = run_sweep(workers=workers, progress=progress, view=grid.shared)
     # the runs and their grids live until the process ends: keep the collector from
     # rescanning them while the reports are rendered (about 0.1 s)
     gc.freeze()
-    texts = render_all(result.document(), grids=result.grids)
+    texts = render_all(result.document(), grids=result.views)  # the views are the runs' grids
     paths = write_reports(texts, out)
     if as_json:
         sys.stdout.write(texts["sweep.json"])

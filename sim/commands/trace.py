@@ -12,11 +12,12 @@ from rich.text import Text
 
 from sim.commands.common import emit_json, load_scenario, set_option
 from sim.outcome import Outcome, outcome
+from sim.properties import BY_NAME
 from sim.render import grid as grids
 from sim.render import itf, swimlane
 from sim.run import run_scenario
 from sim.scenario import Scenario, differences
-from sim.switches import PROTECTIONS, Gate, Pins
+from sim.switches import PROTECTIONS
 from sim.trace import Trace
 
 
@@ -27,22 +28,24 @@ def title_of(scenario: Scenario) -> str:
 def stopping_protections(scenario: Scenario, result: Outcome) -> dict[str, list[str]]:
     """Broken invariant -> the protections (`name=value`) that, each turned on alone, stop it.
 
-    Each candidate is a re-run of the same scenario with one more protection on; with pins
-    off and a fail-open gate, the fail-closed gate (the ninth knob) is tried too.
+    Each candidate is a re-run of the same scenario with one more protection on, plus the
+    changes a broken property's guard needs to hold here (`Property.remedies`: with pins
+    off and a fail-open gate, misused-dependant's rule needs the fail-closed gate or pins).
     """
     broken = result.broken
     if not broken:
         return {}
     switches = scenario.switches
-    tries = [(name, on.value) for name, on in PROTECTIONS.items() if getattr(switches, name) is not on]
-    if switches.pins is Pins.OFF and switches.gate is Gate.FAIL_OPEN:
-        tries.append(("gate", Gate.FAIL_CLOSED.value))
+    tries = [f"{name}={on.value}" for name, on in PROTECTIONS.items() if getattr(switches, name) is not on]
+    for invariant in broken:
+        tries += [r for r in BY_NAME[invariant].remedies(switches) if r not in tries]
     out: dict[str, list[str]] = {name: [] for name in broken}
-    for name, value in tries:
+    for setting in tries:
+        name, value = setting.split("=", 1)
         _, other = run_scenario(scenario.with_switches({name: value}), strict=False)
         for invariant in broken:
             if invariant not in other.broken:
-                out[invariant].append(f"{name}={value}")
+                out[invariant].append(setting)
     return out
 
 

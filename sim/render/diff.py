@@ -14,6 +14,7 @@ from typing import Any
 from rich.text import Text
 
 from sim.outcome import Outcome
+from sim.properties import ALL_HOLD
 from sim.render import swimlane
 from sim.render.grid import Grid, Violation, build
 from sim.render.text import brief, tick_story
@@ -211,7 +212,7 @@ def figure_lines(c: Comparison) -> list[Text]:
 
 def invariant_lines(c: Comparison, width: int) -> list[Text]:
     if not (c.appeared or c.disappeared or c.both):
-        return [Text("Invariants: all hold in both runs", style=swimlane.STYLES["done"])]
+        return [Text(f"Invariants: {ALL_HOLD} in both runs", style=swimlane.STYLES["done"])]
     out = [Text("Invariants", style=swimlane.TITLE_STYLE)]
     for v in c.appeared:
         broke = f"{v.invariant} breaks at t{v.tick}: {v.event_text}"

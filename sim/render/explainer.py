@@ -28,10 +28,10 @@ from collections.abc import Hashable, Sequence
 from typing import Any
 
 from sim import scenario as scenarios
-from sim.explore import unguarded_by
-from sim.invariants import GUARDED_BY
+from sim.properties import BY_NAME, GUARDS
 from sim.render.grid import CLASSES, Grid
-from sim.switches import PROTECTIONS, SWEPT, SWITCHES, Switches
+from sim.schedule import EXAMPLE_CHANGE_TICK, EXAMPLE_SILENCE_TICK, EXAMPLE_WAKE_TICK
+from sim.switches import PROTECTIONS, SWEPT, SWITCHES, Change, Switches
 
 Document = dict[str, Any]
 
@@ -43,41 +43,27 @@ ARTICLE = ("main", "main-end-only", "superseded", "versions-off")
 
 #: switch -> (heading, what it does), for the radio groups.
 SWITCH_TEXT: dict[str, tuple[str, str]] = {
-    "silent": ("Silent worker", "#1 falls silent at t3; paused wakes at t8, crashed never does."),
+    "silent": ("Silent worker", f"#1 falls silent at t{EXAMPLE_SILENCE_TICK}; paused wakes at t{EXAMPLE_WAKE_TICK}, "
+               "crashed never does."),
     "fencing": ("Fencing", "Stores reject a write whose owner token is below the epoch."),
     "checkpoints": ("Checkpoints", "Journal each step as it is computed, or all at assembly."),
-    "change": ("Input change", "The report moves to v2 at t4 (outage), never, or at t12."),
+    "change": ("Input change", f"The report moves to v2 at t{EXAMPLE_CHANGE_TICK[Change.DURING]} (outage), never, "
+               f"or at t{EXAMPLE_CHANGE_TICK[Change.AFTER]}."),
     "pins": ("Version pins", "Pinned input; section hashes in journal keys and acceptances."),
     "rule": ("Newsletter rule", "Which digest the newsletter may start on."),
     "post_death": ("Posting worker dies", "The first poster dies after sending, before the answer."),
     "key": ("Post key", "The announcement's idempotency key at the feed."),
 }  # fmt: skip
 
-#: protection -> words (as `sim trace` says them), embedded with the data.
-PROTECTION_TEXT = {
-    "fencing": "fencing tokens",
-    "pins": "version pins",
-    "key": "a per-operation post key",
-    "rule": "the newsletter rule current-accepted",
-}
-
-#: (invariant, `sim.explore.unguarded_by`'s reason) -> why the invariant's usual guard, on,
-#: does not guard it: the clause the verdict adds (the reason itself where none is written).
-CAVEAT_TEXT = {
-    ("misused-dependant", "pins is off and the gate fails open"):
-        "with pins off the rule has no version to compare, and the fail-open gate (the ninth knob) "
-        "admits as any-accepted",
-}  # fmt: skip
-
-
 def caveat(switches: dict[str, str], invariant: str) -> str | None:
-    """Why `invariant`'s usual guard (GUARDED_BY) would not hold it under these switches even
-    switched on (None when it would): `sim.explore.unguarded_by` with the guard on."""
-    guard = GUARDED_BY[invariant]
-    reason = unguarded_by(Switches().with_values({**switches, guard: PROTECTIONS[guard].value}), invariant)
-    if reason is None:
-        return None
-    return CAVEAT_TEXT.get((invariant, reason), reason)
+    """Why `invariant`'s usual guard would not hold it under these switches even switched on
+    (None when it would): the clause the verdict adds (`Property.caveat`)."""
+    return BY_NAME[invariant].caveat(Switches().with_values(switches))
+
+
+def _guard_of(invariant: str) -> str:
+    guard = BY_NAME[invariant].guard
+    return guard.switch if guard is not None else ""
 
 
 class _Table:
@@ -186,8 +172,8 @@ def encode(doc: Document, grids: Sequence[Grid]) -> dict[str, Any]:
         "order": [[name, values[name]] for name in order],
         "fixed": fixed,
         "events": list(summary["events"]),
-        "protections": [[p, summary["protections"][p], PROTECTION_TEXT.get(p, p)] for p in protections],
-        "invariants": [[n, summary["invariants"][n], GUARDED_BY[n]] for n in invariants],
+        "protections": [[p, summary["protections"][p], GUARDS[p].words if p in GUARDS else p] for p in protections],
+        "invariants": [[n, summary["invariants"][n], _guard_of(n)] for n in invariants],
         "totals": {k: summary["totals"][k] for k in ("runs", "broken", "finished")},
         "outcome_fields": fields,
         "outcome_nested": nested,

@@ -27,9 +27,9 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
-from sim.invariants import BY_NAME, GUARDED_BY, breaking_events
+from sim.properties import BY_NAME, breaking_events
 from sim.render.text import describe, tick_story
-from sim.trace import Event, Kind, ReportHistory, Trace, revenue
+from sim.trace import Event, Kind, ReportHistory, Trace
 
 #: legend key -> (group, example symbol, class, meaning). The legend lists the entries a grid
 #: uses, in this order, each with the first symbol that used it in that grid.
@@ -225,6 +225,17 @@ def build_shared(trace: Trace, cache: dict[str, Grid]) -> Grid:
     return shared if shared.switches == switches else dataclasses.replace(shared, switches=switches)
 
 
+#: swimlanes already built in this process, by what happened (see `shared`)
+_SHARED: dict[str, Grid] = {}
+
+
+def shared(trace: Trace) -> Grid:
+    """`build_shared` with this process's own cache: what `sim sweep` keeps of each run for
+    the explainer page (passed to `sim.sweep.sweep(view=...)`, so it runs in the process
+    that simulated the run)."""
+    return build_shared(trace, _SHARED)
+
+
 def truncated(trace: Trace, until: int) -> Trace:
     """The trace as it stood at the end of tick `until` (for "so far" outcomes)."""
     events = tuple(e for e in trace.events if e.tick <= until)
@@ -234,25 +245,6 @@ def truncated(trace: Trace, until: int) -> Trace:
     )
 
 
-def version_of(trace: Trace, content: list[int] | tuple[int, ...]) -> int | None:
-    """The 1-based report version with exactly this content, or None for a mix."""
-    content = tuple(content)
-    return trace.versions.index(content) + 1 if content in trace.versions else None
-
-
-def section_version(trace: Trace, section: int, revision: int) -> int:
-    """The first version (1-based) whose section `section` (0-based) has this revision."""
-    for i, content in enumerate(trace.versions):
-        if content[section] == revision:
-            return i + 1
-    return len(trace.versions)
-
-
-def breaks(trace: Trace) -> dict[int, tuple[str, ...]]:
-    """Event index -> the invariants that event breaks (every instance, not only the first)."""
-    return breaking_events(trace)
-
-
 class _Builder:
     def __init__(self, trace: Trace, until: int | None) -> None:
         self.trace = trace
@@ -260,7 +252,7 @@ class _Builder:
         self.ticks = tuple(range(last + 1))
         self.last = last
         self.events = [(i, e) for i, e in enumerate(trace.events) if e.tick <= last]
-        self.breaks = breaks(trace)
+        self.breaks = breaking_events(trace)  # the invariants' breaks (sim.properties)
         self.sections = trace.schedule.sections
         self.report_at = ReportHistory(trace)  # read once, asked per event below
         # row key -> tick -> (marks, events, broke)
@@ -510,48 +502,15 @@ class _Builder:
         for name in sorted(first):
             i = first[name]
             e = self.trace.events[i]
+            prop = BY_NAME[name]
             out.append(Violation(
                 invariant=name,
-                description=BY_NAME[name].description,
+                description=prop.description,
                 tick=e.tick,
                 event=i,
                 event_text=describe(e),
-                why=self.why(name, i),
+                why=prop.why(self.trace, self.report_at, i),
                 row=row_of(name, e.tick),
-                guarded_by=GUARDED_BY[name],
+                guarded_by=prop.guard.switch if prop.guard is not None else "",
             ))  # fmt: skip
         return tuple(out)
-
-    def why(self, name: str, index: int) -> str:
-        trace = self.trace
-        e = trace.events[index]
-        d = e.detail
-        current = self.report_at.at(e.tick)
-        now = self.report_at.version_at(e.tick)
-        if name == "stale-write":
-            return f"token {d['token']} is below the epoch {d['epoch']}, and the store applied the write"
-        if name == "duplicate-effect":
-            earlier = [
-                x for x in trace.events[:index]
-                if x.kind is Kind.FEED and x.detail["answer"] == "applied" and x.detail["digest"] == d["digest"]
-            ]  # fmt: skip
-            first = f"; the first was {earlier[0].detail['post']} at t{earlier[0].tick}" if earlier else ""
-            key = "with no key" if d["key"] is None else f"under key {d['key']}"
-            return f"the feed applied a second post ({d['post']}) for {d['digest']}, sent {key}{first}"
-        if name == "two-acceptances":
-            before = [
-                x for x in trace.events[:index]
-                if x.kind is Kind.ACCEPTED and self.report_at.at(x.tick) == current
-            ]  # fmt: skip
-            other = f"{before[0].detail['digest']} at t{before[0].tick}" if before else "another digest"
-            return f"{other} was already accepted while the same report (v{now}) was current"
-        if name == "misused-dependant" and not d["accepted"]:
-            return f"{d['digest']} was never accepted (quoting {d['quote']})"
-        built = tuple(d["built_from"])
-        stale = [
-            f"section {s + 1} from v{section_version(trace, s, built[s])}"
-            + (f" (says {revenue(built[s])})" if s == 1 else "")
-            for s in range(len(built)) if built[s] != current[s]
-        ]  # fmt: skip
-        subject = f"{d['digest']} was" if name == "misused-dependant" else "it was"
-        return f"{subject} built with {', '.join(stale)} while the report was v{now}"

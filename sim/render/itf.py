@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from sim.engine.records import journal_key
-from sim.invariants import violations
+from sim.properties import violations
 from sim.render.text import describe
 from sim.trace import Event, Kind, Trace, revenue
 

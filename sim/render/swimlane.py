@@ -20,11 +20,11 @@ from rich.cells import cell_len
 from rich.console import Console
 from rich.text import Text
 
-from sim.invariants import GUARDED_BY
 from sim.outcome import Outcome
+from sim.properties import ALL_HOLD, BY_NAME
 from sim.render.grid import Cell, Grid
 from sim.render.text import outcome_lines
-from sim.switches import PROTECTIONS, Switches
+from sim.switches import Switches
 from sim.trace import Trace
 
 #: style class -> Rich style. Colour repeats the text; it never carries meaning alone.
@@ -62,14 +62,6 @@ LABEL_GAP = 2
 
 #: plain-ASCII stand-ins for terminals that cannot encode the symbols.
 ASCII = str.maketrans({"✓": "+", "✗": "x", "◇": "<", "↺": "@", "…": "~", "·": ".", "—": "-", "≠": "#"})
-
-PROTECTION_WORDS = {
-    "fencing": "fencing tokens",
-    "pins": "version pins",
-    "key": "a per-operation post key",
-    "rule": "the newsletter rule current-accepted",
-}
-
 
 @dataclass(frozen=True, slots=True)
 class Layout:
@@ -240,10 +232,9 @@ def story_lines(grid: Grid, width: int, ticks: Iterable[int] | None = None) -> l
 
 
 def protection_line(name: str, switches: Switches, stoppers: Mapping[str, list[str]] | None) -> str:
-    guard = GUARDED_BY[name]
-    on = getattr(switches, guard) is PROTECTIONS[guard]
-    state = "on here" if on else f"off here: {guard}={getattr(switches, guard).value}"
-    line = f"guarded by {PROTECTION_WORDS[guard]} ({state})"
+    """The "stop" line: the property's guard as these switches have it (`Property.guard_text`),
+    then the single protections that, re-run, would have stopped the break."""
+    line = BY_NAME[name].guard_text(switches)
     if stoppers is None or name not in stoppers:
         return line
     found = stoppers[name]
@@ -270,7 +261,7 @@ def outcome_block(
             continue
         out.append(Text("  " + line))
     if not grid.violations:
-        out.append(Text("  invariants           all hold", style=STYLES["done"]))
+        out.append(Text(f"  invariants           {ALL_HOLD}", style=STYLES["done"]))
         return out
     names = ", ".join(f"{v.invariant} (t{v.tick})" for v in grid.violations)
     out.extend(wrap("  BROKEN", names, width, indent=23, style="bold red"))

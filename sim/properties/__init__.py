@@ -1,0 +1,124 @@
+"""The properties of a run, as data: one module per property, registered in `base`.
+
+Safety properties (always): duplicate-effect, misused-dependant, stale-write,
+two-acceptances, wrong-acceptance: the invariants, whose breaks the outcome lists as
+`violations`, the swimlane marks with "!" and `sim explore`/`sim check` search for.
+Progress properties (eventually, judged at the end of the run): effects-confirmed and
+finished (the outcome's `finished` field).
+
+To add a property: write one module that registers a `Property`, and import it below.
+"""
+
+from __future__ import annotations
+
+from sim.properties import (  # noqa: F401  (each module registers its property)
+    duplicate_effect,
+    effects_confirmed,
+    finished,
+    misused_dependant,
+    stale_write,
+    two_acceptances,
+    wrong_acceptance,
+)
+from sim.properties.base import (
+    ALL_HOLD,
+    ALWAYS,
+    BROKEN,
+    EVENTUALLY,
+    GUARDS,
+    HOLDS,
+    HOLDS_WITHIN_BOUND,
+    Failure,
+    Guard,
+    Hazard,
+    Property,
+    Seen,
+    Temporal,
+    registered,
+    verdict,
+)
+from sim.switches import Switches
+from sim.trace import Kind, ReportHistory, Trace
+
+#: every property, in the fixed order: safety by name, then progress by name
+PROPERTIES: tuple[Property, ...] = registered()
+BY_NAME: dict[str, Property] = {p.name: p for p in PROPERTIES}
+#: the safety properties (the invariants), by name
+SAFETY: tuple[Property, ...] = tuple(p for p in PROPERTIES if p.safety)
+#: the progress properties, by name
+PROGRESS: tuple[Property, ...] = tuple(p for p in PROPERTIES if not p.safety)
+#: the invariants' names, sorted: the outcome's, the sweep's and `sim check`'s columns
+NAMES: tuple[str, ...] = tuple(p.name for p in SAFETY)
+
+FINISHED = finished.PROPERTY
+EFFECTS_CONFIRMED = effects_confirmed.PROPERTY
+
+
+def violations(trace: Trace, props: tuple[Property, ...] = SAFETY) -> list[tuple[str, int]]:
+    """(name, first tick it broke) for every broken property of `props` (by default the
+    invariants), in `props` order."""
+    report = ReportHistory(trace)
+    out = []
+    for prop in props:
+        tick = prop.first_tick(trace, report)
+        if tick is not None:
+            out.append((prop.name, tick))
+    return out
+
+
+def breaking_events(trace: Trace, props: tuple[Property, ...] = SAFETY) -> dict[int, tuple[str, ...]]:
+    """Event index -> the properties of `props` that event breaks (every instance, not only
+    the first): the swimlane's "!" marks."""
+    report = ReportHistory(trace)
+    out: dict[int, list[str]] = {}
+    for prop in props:
+        for index in prop.breaks(trace, report):
+            out.setdefault(index, []).append(prop.name)
+    return {index: tuple(out[index]) for index in sorted(out)}
+
+
+def at_risk(trace: Trace, props: tuple[Property, ...] = SAFETY) -> set[str]:
+    """The properties of `props` whose hazard arose in this run, whether or not a protection
+    stopped it (each property's `hazard` says what that is). One walk over the events, in
+    which every hazard reads the same `Seen` state."""
+    hazards = [p for p in props if p.hazard is not None]
+    by_kind: dict[Kind, list[tuple[str, Hazard]]] = {}
+    at_tick_end: list[tuple[str, Hazard]] = []
+    for p in hazards:
+        assert p.hazard is not None
+        if p.hazard.at_tick_end:
+            at_tick_end.append((p.name, p.hazard))
+        for kind in p.hazard.kinds:
+            by_kind.setdefault(kind, []).append((p.name, p.hazard))
+    risky: set[str] = set()
+    seen = Seen(trace)
+    events = trace.events
+    count = len(events)
+    for i, e in enumerate(events):
+        for name, hazard in by_kind.get(e.kind, ()):
+            if name not in risky and hazard.arose(seen, e):
+                risky.add(name)
+        seen.take(e)
+        if at_tick_end and (i + 1 == count or events[i + 1].tick != e.tick):
+            for name, hazard in at_tick_end:
+                if name not in risky and hazard.arose(seen, e):
+                    risky.add(name)
+    return risky
+
+
+def unguarded_by(switches: Switches, name: str) -> str | None:
+    """`BY_NAME[name].unguarded_by(switches)`: why it is not protected here (None: it is)."""
+    return BY_NAME[name].unguarded_by(switches)
+
+
+def guarded(switches: Switches, name: str) -> bool:
+    """Whether the property's guard is on and works under these switches."""
+    return BY_NAME[name].guarded(switches)
+
+
+__all__ = [
+    "ALL_HOLD", "ALWAYS", "BROKEN", "BY_NAME", "EFFECTS_CONFIRMED", "EVENTUALLY", "FINISHED", "GUARDS",
+    "HOLDS", "HOLDS_WITHIN_BOUND", "NAMES", "PROGRESS", "PROPERTIES", "SAFETY", "Failure", "Guard",
+    "Hazard", "Property", "Seen", "Temporal", "at_risk", "breaking_events", "guarded", "unguarded_by",
+    "verdict", "violations",
+]  # fmt: skip

@@ -1,0 +1,311 @@
+"""What a property is, the registry that holds every property, and the verdict words.
+
+A property is one declared value (`Property`), after stateright's `Property::always` and
+`Property::eventually`:
+
+- a safety property (`ALWAYS`) must hold at every event of a run: the first event that
+  breaks it gives the tick it broke, and nothing later can repair it;
+- a progress property (`EVENTUALLY`) is an obligation the run must have met by its end: it
+  is judged once the run is over (a run that reached the horizon is judged there too).
+
+Each property module declares one value and registers it here. Everything that needs to
+know what a property is, what breaks it, which protection guards it, when that protection
+does not work, what makes it at risk and how its break is explained reads that value; no
+other module keeps a table of properties.
+
+Properties read the ground truth of a trace (what each digest was really built from, which
+report content was current at each tick), never the model's own belief: that way they also
+see what a switched-off protection hides (docs/model.md, "Ground truth for the invariants").
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+from sim.switches import PROTECTIONS, Switches
+from sim.trace import Event, Kind, ReportHistory, Trace
+
+# -- verdict words: the one place they are written -----------------------------------------
+#: a property that holds (on one run, or over every schedule checked)
+HOLDS = "holds"
+#: a property that broke
+BROKEN = "broken"
+#: `sim check`'s verdict for a configuration in which nothing broke: exhaustive only up to
+#: its bound
+HOLDS_WITHIN_BOUND = "holds within the bound"
+#: every safety property held
+ALL_HOLD = "all hold"
+
+
+def verdict(broken: bool, *, bounded: bool = False) -> str:
+    """The verdict word: BROKEN, else HOLDS (HOLDS_WITHIN_BOUND for a bounded check)."""
+    if broken:
+        return BROKEN
+    return HOLDS_WITHIN_BOUND if bounded else HOLDS
+
+
+# -- kinds ----------------------------------------------------------------------------------
+class Temporal(Enum):
+    """When a property must hold."""
+
+    ALWAYS = "always"  # safety: at every event of the run
+    EVENTUALLY = "eventually"  # progress: by the end of the run
+
+    @property
+    def judged(self) -> str:
+        """Where the verdict is reached, in words."""
+        return "at every event" if self is Temporal.ALWAYS else "at the end of the run"
+
+
+ALWAYS = Temporal.ALWAYS
+EVENTUALLY = Temporal.EVENTUALLY
+
+
+# -- guards ---------------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class Guard:
+    """A protection: the switch that turns it on, the value that does, and its name in words."""
+
+    switch: str
+    words: str
+
+    @property
+    def on(self) -> Enum:
+        return PROTECTIONS[self.switch]
+
+    def is_on(self, switches: Switches) -> bool:
+        return getattr(switches, self.switch) is self.on
+
+    def switched_on(self, switches: Switches) -> Switches:
+        """These switches with this protection on."""
+        changes: dict[str, Any] = {self.switch: self.on}
+        return dataclasses.replace(switches, **changes)
+
+    def setting(self, switches: Switches) -> str:
+        """`switch=value` as these switches have it."""
+        return f"{self.switch}={getattr(switches, self.switch).value}"
+
+
+#: every protection, by switch, in `sim.switches.PROTECTIONS` order
+GUARDS: dict[str, Guard] = {
+    "fencing": Guard("fencing", "fencing tokens"),
+    "pins": Guard("pins", "version pins"),
+    "key": Guard("key", "a per-operation post key"),
+    "rule": Guard("rule", "the newsletter rule current-accepted"),
+}
+assert tuple(GUARDS) == tuple(PROTECTIONS), "one Guard per protection, in the same order"
+
+
+@dataclass(frozen=True, slots=True)
+class Failure:
+    """Other settings under which a property's guard, switched on, still does not hold it.
+
+    `settings` are (switch, value) pairs that must all be in force; `reason` is the short
+    form (`sim explore` prints it); `caveat` says why in a clause (the explainer page adds
+    it to the verdict); `remedies` are the single changes (`switch=value`) that restore the
+    guard.
+    """
+
+    settings: tuple[tuple[str, Enum], ...]
+    reason: str
+    caveat: str
+    remedies: tuple[str, ...]
+
+    def applies(self, switches: Switches) -> bool:
+        return all(getattr(switches, name) is value for name, value in self.settings)
+
+
+# -- the hazards: what puts a property at risk -----------------------------------------------
+class Seen:
+    """What a walk over a trace has seen so far: the run's state as the hazards read it.
+
+    The walk (`sim.properties.at_risk`) shows each event to the hazards that look at its
+    kind *before* taking it in, and shows the last event of each tick to the hazards judged
+    at the end of a tick *after* taking it in.
+    """
+
+    __slots__ = ("content", "built", "accepted_for", "accepted", "applied", "latest", "latest_accepted",
+                 "ready", "started")  # fmt: skip
+
+    def __init__(self, trace: Trace) -> None:
+        self.content: tuple[int, ...] = trace.versions[0]  # the report content current now
+        self.built: dict[str, tuple[int, ...]] = {}  # candidate digest -> what it was built from
+        self.accepted_for: set[tuple[int, ...]] = set()  # report contents a digest was accepted for
+        self.accepted: set[str] = set()  # accepted digests
+        self.applied: set[str] = set()  # digests the feed applied a post for
+        self.latest: str | None = None  # the latest candidate written
+        self.latest_accepted: str | None = None
+        self.ready = trace.schedule.newsletter_ready
+        self.started: int | None = None  # the tick the newsletter started
+
+    def take(self, e: Event) -> None:
+        kind = e.kind
+        d = e.detail
+        if kind is Kind.WRITE:
+            if d["record"] == "candidate" and d["applied"]:
+                self.built[d["digest"]] = tuple(p[1] for p in d["parts"])
+                self.latest = d["digest"]
+        elif kind is Kind.ACCEPTED:
+            self.accepted_for.add(self.content)
+            self.accepted.add(d["digest"])
+            self.latest_accepted = d["digest"]
+        elif kind is Kind.FEED:
+            if d["answer"] == "applied":
+                self.applied.add(d["digest"])
+        elif kind is Kind.REPORT_CHANGED:
+            self.content = tuple(d["content"])
+        elif kind is Kind.NEWSLETTER:
+            self.started = e.tick
+
+
+@dataclass(frozen=True, slots=True)
+class Hazard:
+    """The situation in which a property could break, whether or not a protection stops it.
+
+    `kinds`: the event kinds it looks at, before the run takes the event in; empty means it
+    is judged at the end of every tick instead (after the tick's last event). `arose` says
+    whether the hazard arose at that event. A broken property was always at risk.
+    """
+
+    words: str
+    arose: Callable[[Seen, Event], bool]
+    kinds: frozenset[Kind] = frozenset()
+
+    @property
+    def at_tick_end(self) -> bool:
+        return not self.kinds
+
+
+# -- the property ---------------------------------------------------------------------------
+#: a property's check: every event index that breaks it, in trace order
+Check = Callable[[Trace, ReportHistory], Iterator[int]]
+#: why the event at this index broke the property, in words (the swimlane's "why" line)
+Why = Callable[[Trace, ReportHistory, int], str]
+
+
+@dataclass(frozen=True, slots=True)
+class Property:
+    """One property of a run, declared once (see the module's docstring)."""
+
+    name: str
+    temporal: Temporal
+    description: str
+    breaks: Check
+    why: Why
+    #: the protection that guards it (None: no single protection does)
+    guard: Guard | None = None
+    #: other protections it relies on as well (a progress property may need several)
+    also: tuple[Guard, ...] = ()
+    #: settings under which that guard, on, does not hold it
+    unless: tuple[Failure, ...] = ()
+    #: what puts it at risk (None: not followed by `at_risk`)
+    hazard: Hazard | None = None
+    #: anything a property module wants to carry along (not read by the machinery)
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def safety(self) -> bool:
+        return self.temporal is ALWAYS
+
+    # -- verdicts -------------------------------------------------------------------------
+    def first_break(self, trace: Trace, report: ReportHistory | None = None) -> int | None:
+        """The index of the first event that breaks it, or None when it holds."""
+        for index in self.breaks(trace, report or ReportHistory(trace)):
+            return index
+        return None
+
+    def first_tick(self, trace: Trace, report: ReportHistory | None = None) -> int | None:
+        """The tick it first broke, or None when it holds."""
+        index = self.first_break(trace, report)
+        return None if index is None else trace.events[index].tick
+
+    def holds(self, trace: Trace, report: ReportHistory | None = None) -> bool:
+        return self.first_break(trace, report) is None
+
+    # -- guards ---------------------------------------------------------------------------
+    def failure(self, switches: Switches) -> Failure | None:
+        """The first of `unless` in force under these switches (None: the guard would work)."""
+        for failure in self.unless:
+            if failure.applies(switches):
+                return failure
+        return None
+
+    def unguarded_by(self, switches: Switches) -> str | None:
+        """Why it is not protected under these switches: "<guard> is off", or the reason
+        its guard, on, does not work here; None when it is guarded."""
+        if self.guard is None:
+            return "no protection guards it"
+        for guard in (self.guard, *self.also):
+            if not guard.is_on(switches):
+                return f"{guard.switch} is off"
+        failure = self.failure(switches)
+        return None if failure is None else failure.reason
+
+    def guarded(self, switches: Switches) -> bool:
+        """Whether its guard (and every protection in `also`) is on and works here."""
+        return self.unguarded_by(switches) is None
+
+    def remedies(self, switches: Switches) -> tuple[str, ...]:
+        """The single changes (`switch=value`) that would make its guard hold here: the guard
+        switched on, and whatever its failure (with the guard on) names."""
+        if self.guard is None:
+            return ()
+        out = () if self.guard.is_on(switches) else (f"{self.guard.switch}={self.guard.on.value}",)
+        failure = self.failure(self.guard.switched_on(switches))
+        return out + (() if failure is None else tuple(r for r in failure.remedies if r not in out))
+
+    def caveat(self, switches: Switches) -> str | None:
+        """Why its guard, even switched on, would not hold it under these (other) switches."""
+        if self.guard is None:
+            return None
+        failure = self.failure(self.guard.switched_on(switches))
+        return None if failure is None else failure.caveat
+
+    def guard_text(self, switches: Switches) -> str:
+        """Which protection guards it and whether it does here: the start of the swimlane's
+        "stop" line. When the guard is on but does not hold here, it says so instead of
+        claiming the guard (what would stop the break is the caller's to add: `remedies`)."""
+        guard = self.guard
+        if guard is None:
+            return "no single protection guards it"
+        if guard.is_on(switches):
+            failure = self.failure(switches)
+            if failure is None:
+                return f"guarded by {guard.words} (on here)"
+            return f"not guarded here: {guard.words} is on but does not hold it, as {failure.reason}"
+        text = f"guarded by {guard.words} (off here: {guard.setting(switches)})"
+        caveat = self.caveat(switches)
+        if caveat is not None:
+            text += f"; switched on alone it would not hold it either: {caveat}"
+        return text
+
+
+# -- the registry ---------------------------------------------------------------------------
+_REGISTRY: dict[str, Property] = {}
+
+
+def register(prop: Property) -> Property:
+    """Add a property to the registry (each name once); returns it, for the module to keep."""
+    if prop.name in _REGISTRY:
+        raise ValueError(f"property {prop.name!r} is declared twice")
+    _REGISTRY[prop.name] = prop
+    return prop
+
+
+def registered() -> tuple[Property, ...]:
+    """Every registered property in the fixed order: safety properties by name, then
+    progress properties by name."""
+    return tuple(sorted(_REGISTRY.values(), key=lambda p: (not p.safety, p.name)))
+
+
+# -- helpers for the explanations -------------------------------------------------------------
+def section_version(trace: Trace, section: int, revision: int) -> int:
+    """The first version (1-based) whose section `section` (0-based) has this revision."""
+    for i, content in enumerate(trace.versions):
+        if content[section] == revision:
+            return i + 1
+    return len(trace.versions)

@@ -1,0 +1,72 @@
+"""misused-dependant (always): the newsletter starts only on an accepted digest built from
+the report current when it starts.
+
+Guarded by the newsletter rule current-accepted: the newsletter waits for an accepted digest
+of the current version. The rule needs versions to compare; with pins off there are none,
+and the gate decides: fail-closed waits, fail-open admits the latest accepted digest, which
+is the rule any-accepted. So with pins off and the fail-open gate the rule is on and still
+does not hold this property; pins on, or the fail-closed gate, restores it. (The gate is the
+ninth knob, `sim.switches.Gate`; docs/model.md, "Assessment, acceptance and rebuild", says
+what pins off leaves without versions.)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from sim.properties.base import ALWAYS, GUARDS, Failure, Hazard, Property, Seen, register
+from sim.properties.wrong_acceptance import stale_parts
+from sim.switches import Gate, Pins
+from sim.trace import Event, Kind, ReportHistory, Trace
+
+
+def breaks(trace: Trace, report: ReportHistory) -> Iterator[int]:
+    """The newsletter's start, if it took a digest never accepted or built from an old report."""
+    for i, e in enumerate(trace.events):
+        if e.kind is Kind.NEWSLETTER and (
+            not e.detail["accepted"] or tuple(e.detail["built_from"]) != report.at(e.tick)
+        ):
+            yield i
+
+
+def why(trace: Trace, report: ReportHistory, index: int) -> str:
+    d = trace.events[index].detail
+    if not d["accepted"]:
+        return f"{d['digest']} was never accepted (quoting {d['quote']})"
+    return f"{d['digest']} was {stale_parts(trace, report, index)}"
+
+
+def arose(seen: Seen, e: Event) -> bool:
+    """At the end of a tick while the newsletter is ready and waiting (from its ready tick to
+    the tick it starts, or the end of the run), the latest candidate or the latest accepted
+    digest is not an accepted digest built from the current report: the weaker rules
+    ("latest finished", "any accepted") would take a wrong digest. The gate reads the state
+    at the end of a tick, since nothing after assessment in a tick writes candidates or
+    acceptances (docs/model.md, "Time and order")."""
+    if e.tick < seen.ready or (seen.started is not None and seen.started != e.tick):
+        return False
+    for digest in (seen.latest, seen.latest_accepted):
+        if digest is not None and (digest not in seen.accepted or seen.built.get(digest) != seen.content):
+            return True
+    return False
+
+
+#: with pins off and the fail-open gate, the rule current-accepted admits as any-accepted
+PINS_OFF_FAIL_OPEN = Failure(
+    settings=(("pins", Pins.OFF), ("gate", Gate.FAIL_OPEN)),
+    reason="pins is off and the gate fails open",
+    caveat="with pins off the rule has no version to compare, and the fail-open gate (the ninth knob) "
+    "admits as any-accepted",
+    remedies=("pins=on", "gate=fail-closed"),
+)
+
+PROPERTY = register(Property(
+    name="misused-dependant",
+    temporal=ALWAYS,
+    description="the newsletter started only on an accepted digest built from the then-current report",
+    breaks=breaks,
+    why=why,
+    guard=GUARDS["rule"],
+    unless=(PINS_OFF_FAIL_OPEN,),
+    hazard=Hazard("while the newsletter waited, a weaker rule would have taken a wrong digest", arose),
+))  # fmt: skip

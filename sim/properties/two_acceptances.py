@@ -1,0 +1,52 @@
+"""two-acceptances (always): no two acceptances while the same report version is current.
+
+Guarded by version pins: with pins on, the assessor refuses a candidate when a digest is
+already accepted for the current version (docs/model.md, "Assessment, acceptance and
+rebuild").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from sim.properties.base import ALWAYS, GUARDS, Hazard, Property, Seen, register
+from sim.trace import Event, Kind, ReportHistory, Trace
+
+
+def breaks(trace: Trace, report: ReportHistory) -> Iterator[int]:
+    """Every acceptance while a digest was already accepted under the same report content."""
+    seen: set[tuple[int, ...]] = set()
+    for i, e in enumerate(trace.events):
+        if e.kind is Kind.ACCEPTED:
+            current = report.at(e.tick)
+            if current in seen:
+                yield i
+            seen.add(current)
+
+
+def why(trace: Trace, report: ReportHistory, index: int) -> str:
+    e = trace.events[index]
+    current = report.at(e.tick)
+    before = [
+        x for x in trace.events[:index]
+        if x.kind is Kind.ACCEPTED and report.at(x.tick) == current
+    ]  # fmt: skip
+    other = f"{before[0].detail['digest']} at t{before[0].tick}" if before else "another digest"
+    return f"{other} was already accepted while the same report (v{report.version_at(e.tick)}) was current"
+
+
+def arose(seen: Seen, e: Event) -> bool:
+    """A candidate was assessed while a digest was already accepted for the current report."""
+    return seen.content in seen.accepted_for
+
+
+PROPERTY = register(Property(
+    name="two-acceptances",
+    temporal=ALWAYS,
+    description="no two acceptances while the same report version was current",
+    breaks=breaks,
+    why=why,
+    guard=GUARDS["pins"],
+    hazard=Hazard("a candidate was assessed while a digest was already accepted for the current report",
+                  arose, frozenset({Kind.ACCEPTED, Kind.REFUSED})),
+))  # fmt: skip

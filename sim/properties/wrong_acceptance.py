@@ -1,0 +1,56 @@
+"""wrong-acceptance (always): every digest accepted was built from the report content
+current when it was accepted.
+
+Guarded by version pins: with pins on, the assessor compares the digest's pinned version and
+its parts' section hashes with the current report (docs/model.md, "Assessment, acceptance
+and rebuild").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from sim.properties.base import ALWAYS, GUARDS, Hazard, Property, Seen, register, section_version
+from sim.trace import Event, Kind, ReportHistory, Trace, revenue
+
+
+def breaks(trace: Trace, report: ReportHistory) -> Iterator[int]:
+    """Every acceptance of a digest not built from the report current at that tick."""
+    for i, e in enumerate(trace.events):
+        if e.kind is Kind.ACCEPTED and tuple(e.detail["built_from"]) != report.at(e.tick):
+            yield i
+
+
+def stale_parts(trace: Trace, report: ReportHistory, index: int) -> str:
+    """"built with section N from vK (says X), ... while the report was vM": the parts of
+    the event's digest not built from the report current at its tick."""
+    e = trace.events[index]
+    built = tuple(e.detail["built_from"])
+    current = report.at(e.tick)
+    stale = [
+        f"section {s + 1} from v{section_version(trace, s, built[s])}"
+        + (f" (says {revenue(built[s])})" if s == 1 else "")
+        for s in range(len(built)) if built[s] != current[s]
+    ]  # fmt: skip
+    return f"built with {', '.join(stale)} while the report was v{report.version_at(e.tick)}"
+
+
+def why(trace: Trace, report: ReportHistory, index: int) -> str:
+    return f"it was {stale_parts(trace, report, index)}"
+
+
+def arose(seen: Seen, e: Event) -> bool:
+    """A candidate not built from the current report was assessed (accepted or refused)."""
+    return seen.built.get(e.detail["digest"]) != seen.content
+
+
+PROPERTY = register(Property(
+    name="wrong-acceptance",
+    temporal=ALWAYS,
+    description="every accepted digest was built from the report content current when it was accepted",
+    breaks=breaks,
+    why=why,
+    guard=GUARDS["pins"],
+    hazard=Hazard("a candidate not built from the current report was assessed", arose,
+                  frozenset({Kind.ACCEPTED, Kind.REFUSED})),
+))  # fmt: skip

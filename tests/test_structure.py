@@ -1,0 +1,193 @@
+"""The shape of the code: the fault-kind seam, no import circles, small functions.
+
+These read the source with `ast`; they run nothing of `sim` but the fault registry.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from sim.faults import KINDS
+
+SIM = Path(__file__).resolve().parent.parent / "sim"
+MODULES = sorted(SIM.rglob("*.py"))
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(SIM.parent).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def tree(path: Path) -> ast.Module:
+    return ast.parse(path.read_text(encoding="utf-8"), str(path))
+
+
+# -- the fault-kind seam ---------------------------------------------------------------------
+def kind_names() -> set[str]:
+    return {kind.__name__ for kind in KINDS} | {kind.key for kind in KINDS}
+
+
+def mentions(node: ast.AST, names: set[str]) -> Iterator[tuple[int, str]]:
+    """Names of a kind's class (as an identifier, attribute or import) and a kind's TOML key
+    (as an attribute, keyword or whole string). A local variable that happens to be spelled
+    like a key (`changes = ...`) is not a mention; an attribute `.changes` is."""
+    classes = {kind.__name__ for kind in KINDS} & names
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Name) and sub.id in classes:
+            yield sub.lineno, sub.id
+        elif isinstance(sub, ast.Attribute) and sub.attr in names:
+            yield sub.lineno, sub.attr
+        elif isinstance(sub, ast.alias) and sub.name.rsplit(".", 1)[-1] in classes:
+            yield getattr(sub, "lineno", 0), sub.name
+        elif isinstance(sub, ast.Constant) and isinstance(sub.value, str) and sub.value in names:
+            yield sub.lineno, sub.value
+        elif isinstance(sub, ast.keyword) and sub.arg in names:
+            yield sub.value.lineno, str(sub.arg)
+
+
+def test_no_module_outside_the_fault_package_names_a_fault_kind() -> None:
+    names = kind_names()
+    found = []
+    for path in MODULES:
+        if path.is_relative_to(SIM / "faults"):
+            continue
+        module = tree(path)
+        allowed: set[int] = set()
+        if path == SIM / "schedule.py":  # the one function that builds the worked example
+            for node in module.body:
+                if isinstance(node, ast.FunctionDef) and node.name == "worked_example":
+                    allowed |= set(range(node.lineno, (node.end_lineno or node.lineno) + 1))
+        found += [f"{path.relative_to(SIM.parent)}:{line}: {name}" for line, name in mentions(module, names)
+                  if line not in allowed]  # fmt: skip
+    assert found == []
+
+
+def test_the_seam_test_would_catch_a_mention() -> None:
+    names = kind_names()
+    assert list(mentions(ast.parse("from sim.faults import Silence\nx = s.poster_deaths\n"), names)) == [
+        (1, "Silence"),
+        (2, "poster_deaths"),
+    ]
+
+
+# -- imports ---------------------------------------------------------------------------------
+def imports(path: Path) -> set[str]:
+    """The `sim` modules a module imports, TYPE_CHECKING imports included."""
+    here = module_name(path)
+    out: set[str] = set()
+    for node in ast.walk(tree(path)):
+        if isinstance(node, ast.Import):
+            out |= {a.name for a in node.names if a.name.startswith("sim")}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("sim"):
+            for alias in node.names:  # `from sim import faults` imports the module sim.faults
+                sub = f"{node.module}.{alias.name}"
+                out.add(sub if (SIM.parent / (sub.replace(".", "/") + ".py")).exists()
+                        or (SIM.parent / sub.replace(".", "/")).is_dir() else node.module)  # fmt: skip
+    out.discard(here)
+    return out
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    found: list[list[str]] = []
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def visit(node: str) -> None:
+        state[node] = 1
+        stack.append(node)
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == 1:
+                found.append(stack[stack.index(nxt):] + [nxt])
+            elif nxt not in state:
+                visit(nxt)
+        stack.pop()
+        state[node] = 2
+
+    for node in sorted(graph):
+        if node not in state:
+            visit(node)
+    return found
+
+
+def package_of(name: str) -> str:
+    """Importing `a.b.c` runs `a.b`'s __init__ first: a module depends on its parents."""
+    return name.rsplit(".", 1)[0] if "." in name else ""
+
+
+def test_no_import_circle() -> None:
+    graph = {module_name(p): imports(p) for p in MODULES}
+    # a package's own __init__ importing its modules is how a package is made, not a circle:
+    # drop the edge from a module up to its own package
+    for name, deps in graph.items():
+        deps -= {d for d in deps if name.startswith(d + ".")}
+    assert cycles(graph) == []
+
+
+def test_the_library_does_not_import_renderers_or_the_explorer_backwards() -> None:
+    assert not any(d.startswith("sim.render") for d in imports(SIM / "sweep.py"))
+    assert "sim.explore" not in imports(SIM / "render" / "explainer.py")
+    assert not any(d.startswith("sim.engine.actors") for d in imports(SIM / "engine" / "world.py"))
+
+
+# -- size and complexity -----------------------------------------------------------------------
+BRANCHES = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.IfExp, ast.ExceptHandler, ast.With, ast.Assert,
+            ast.comprehension, ast.match_case)  # fmt: skip
+
+
+def complexity(func: ast.AST) -> int:
+    """Cyclomatic complexity as radon counts it (near enough): 1 + decision points."""
+    score = 1
+    for node in ast.walk(func):
+        if isinstance(node, BRANCHES) and not isinstance(node, ast.With):
+            score += 1
+            if isinstance(node, ast.comprehension):
+                score += len(node.ifs)
+        elif isinstance(node, ast.BoolOp):
+            score += len(node.values) - 1
+    return score
+
+
+def functions() -> Iterator[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]]:
+    for path in MODULES:
+        for node in ast.walk(tree(path)):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                yield f"{path.relative_to(SIM.parent)}:{node.lineno} {node.name}", node
+
+
+#: the explainer page's template: one HTML/CSS/JS document, long by nature
+LONG_ALLOWED = {"_page", "_script", "_style"}
+
+
+def test_no_function_over_60_lines() -> None:
+    long = [
+        f"{where} ({(node.end_lineno or 0) - node.lineno + 1} lines)"
+        for where, node in functions()
+        if (node.end_lineno or 0) - node.lineno + 1 > 60
+        and not (where.startswith("sim/render/explainer.py") and node.name in LONG_ALLOWED)
+    ]
+    assert long == []
+
+
+def test_no_function_of_grade_e_or_f() -> None:
+    # radon's grades: A 1-5, B 6-10, C 11-20, D 21-30, E 31-40, F 41+
+    assert [f"{where} ({complexity(node)})" for where, node in functions() if complexity(node) > 30] == []
+
+
+@pytest.mark.parametrize("source, expected", [("def f():\n  return 1\n", 1),
+                                              ("def f(a, b):\n  if a and b:\n    return [x for x in a if x]\n", 5)])  # fmt: skip
+def test_the_complexity_count(source: str, expected: int) -> None:
+    (func,) = ast.parse(source).body
+    assert complexity(func) == expected
+
+
+def test_no_module_cites_a_file_outside_the_repository() -> None:
+    cited = [f"{p.relative_to(SIM.parent)}:{i}" for p in MODULES
+             for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if "SPEC" in line
+             and "SPECIAL" not in line]  # fmt: skip
+    assert cited == []
