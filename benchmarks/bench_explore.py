@@ -15,8 +15,7 @@ import random
 import time
 from collections.abc import Callable
 
-from sim.faults import ExploreBounds
-from sim.explore import SeededChoices, draw_schedule, explore, schedules
+from sim.explore import ExploreBounds, SeededChoices, draw_schedule, explore, schedules
 from sim.run import simulate
 from sim.switches import Switches
 

@@ -5,10 +5,10 @@ the outcome and the invariant verdicts -> reports. The names below are the libra
 public surface; the command line (`sim.cli`) is built on them.
 """
 
+from sim import faults
 from sim.outcome import Outcome, outcome
 from sim.run import run_scenario, simulate
 from sim.scenario import Scenario, load
-from sim import faults
 from sim.schedule import Schedule, worked_example
 from sim.switches import COMBINATIONS, Switches
 from sim.trace import Event, Kind, Trace

@@ -52,6 +52,7 @@ from sim.engine.world import Consult, Position, World
 from sim.errors import SimError, SwitchError
 from sim.faults import KINDS, Fault, Moment, check_order
 from sim.faults import describe as describe_list
+from sim.files import atomic_write
 from sim.run import counterexample
 from sim.schedule import Schedule
 from sim.switches import (
@@ -364,11 +365,11 @@ class _Tally:
 GROWING_WEIGHT = 32
 
 #: progress callback: (schedules run so far, an estimate of the total)
-Progress = Callable[[int, int], None]
+CheckProgress = Callable[[int, int], None]
 
 
 def check(configs: Sequence[Config], bound: CheckBound, executor: Executor | None = None, workers: int = 1,
-          batch: int = 256, progress: Progress | None = None) -> list[Result]:  # fmt: skip
+          batch: int = 256, progress: CheckProgress | None = None) -> list[Result]:  # fmt: skip
     """Walk the bounded space under each configuration; one Result per configuration.
 
     `executor` runs the jobs (in this process if None); `workers` is how many it runs at
@@ -511,7 +512,7 @@ def counterexample_file(result: Result, example: Counterexample, out: Path) -> P
     )
     path = out / f"{result.protections}.{result.checkpoints}.{example.invariant}.toml"
     out.mkdir(parents=True, exist_ok=True)
-    path.write_text(counterexample(description, result.switches, schedule), encoding="utf-8")
+    atomic_write(path, counterexample(description, result.switches, schedule))
     return path
 
 

@@ -34,12 +34,13 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from sim import properties
 from sim.errors import ScheduleError, SimError
+from sim.faults import KINDS, Choices, Fault
+from sim.faults import describe as describe_list
+from sim.faults.base import toward
 from sim.files import atomic_write
 from sim.run import counterexample, simulate
-from sim.faults import KINDS, Choices, ExploreBounds, Fault
-from sim.faults import describe as describe_list
 from sim.schedule import Schedule
-from sim.switches import PROTECTIONS, Gate, Pins, Switches
+from sim.switches import PROTECTIONS, Switches
 from sim.trace import Kind, Trace
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -51,6 +52,35 @@ T = TypeVar("T")
 
 #: chance of one more fault after each fault drawn (and before the first)
 MORE_FAULTS = 0.8
+
+#: the worked example's setting: the constants a drawn schedule shrinks toward
+EXAMPLE = Schedule()
+
+
+@dataclass(frozen=True, slots=True)
+class ExploreBounds:
+    """What a drawn schedule may contain. Defaults are the documented bounds (docs/explore.md)."""
+
+    #: at most this many faults
+    max_faults: int = 4
+    #: faults are scheduled at ticks 0..last_tick (a silence of attempt #n at n..last_tick)
+    last_tick: int = 30
+    #: faults that name an attempt name #1..#attempts
+    attempts: int = 4
+    #: a paused attempt wakes 1..max_pause ticks after it fell silent
+    max_pause: int = 10
+    #: faults that name the nth post or send name one of the first max_nth
+    max_nth: int = 3
+    #: the constants of the setting, the worked example's value first
+    sections: tuple[int, ...] = toward(EXAMPLE.sections, 2, 6)
+    heartbeat_limits: tuple[int, ...] = toward(EXAMPLE.heartbeat_limit, 1, 4)
+    newsletter_ready: tuple[int, ...] = toward(EXAMPLE.newsletter_ready, 0, 24)
+
+    def __post_init__(self) -> None:
+        if self.max_faults < 0:
+            raise SimError(f"--max-faults: {self.max_faults} must be at least 0")
+        if self.last_tick < 1 or self.attempts < 1 or self.max_pause < 1 or self.max_nth < 1:
+            raise SimError(f"bounds: every bound must be at least 1 ({self})")
 
 
 class SeededChoices:
@@ -209,6 +239,10 @@ def fired_only(trace: Trace) -> Schedule:
     return trace.schedule.with_faults([f for f in trace.schedule.faults if f in fired])
 
 
+#: the setting's constants a drawn schedule varies (and a shrink moves back toward the example's)
+CONSTANTS = ("sections", "heartbeat_limit", "newsletter_ready")
+
+
 def complexity(s: Schedule) -> tuple[int, int, int]:
     """How far a schedule is from the simplest: fewer faults first, then earlier ticks, then
     the rest (attempt numbers, nth, sections touched, constants away from the worked example)."""
@@ -217,7 +251,7 @@ def complexity(s: Schedule) -> tuple[int, int, int]:
         late, other = f.complexity()
         ticks += late
         rest += other
-    rest += abs(s.sections - 4) + abs(s.heartbeat_limit - 2) + abs(s.newsletter_ready - 12)
+    rest += sum(abs(getattr(s, name) - getattr(EXAMPLE, name)) for name in CONSTANTS)
     return s.fault_count, ticks, rest
 
 
@@ -230,13 +264,13 @@ def _variants(s: Schedule) -> Iterator[dict[str, Any]]:
     for i, fault in enumerate(faults):
         for new in fault.simpler(s.sections):
             yield {"faults": faults[:i] + (new,) + faults[i + 1 :]}
-    for name, target in (("sections", 4), ("heartbeat_limit", 2), ("newsletter_ready", 12)):
-        value = getattr(s, name)
+    for name in CONSTANTS:
+        value, target = getattr(s, name), getattr(EXAMPLE, name)
         if value != target:
             yield {name: target}
             yield {name: value + (1 if value < target else -1)}
-    if s.sections > 4:  # fewer sections: each fault fitted to them
-        yield {"sections": 4, "faults": tuple(f.fit(4) for f in faults)}
+    if s.sections > EXAMPLE.sections:  # fewer sections: each fault fitted to them
+        yield {"sections": EXAMPLE.sections, "faults": tuple(f.fit(EXAMPLE.sections) for f in faults)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -399,7 +433,7 @@ def write_counterexample(path: Path, description: str, switches: Switches, sched
     atomic_write(path, counterexample(description, switches, schedule))
 
 
-Progress = Callable[[int, int, float, int], None]  # (runs, examples, seconds, findings)
+ExploreProgress = Callable[[int, int, float, int], None]  # (runs, examples, seconds, findings)
 
 
 def explore(
@@ -409,7 +443,7 @@ def explore(
     examples: int,
     bounds: ExploreBounds = ExploreBounds(),
     out: Path | None = None,
-    progress: Progress | None = None,
+    progress: ExploreProgress | None = None,
     progress_every: int = 1000,
 ) -> Exploration:
     """Draw `examples` schedules from `seed`, run each under `switches` and check it.
@@ -433,19 +467,7 @@ def explore(
             trace, result = simulate(switches, schedule)
             runs += 1
             coverage.add(trace, result)
-            for name in result.broken:
-                if name not in findings:
-                    try:
-                        findings[name] = _finding(switches, seed, examples, bounds, name, runs, trace, out)
-                    except _Interrupted as stop:
-                        # keep the other invariants this schedule broke too, unshrunk
-                        findings[name] = stop.finding
-                        for other in result.broken:
-                            if other not in findings:
-                                findings[other] = _finding(
-                                    switches, seed, examples, bounds, other, runs, trace, out, shrink_it=False
-                                )
-                        raise
+            _record_findings(findings, switches, seed, examples, bounds, runs, trace, result, out)
             if progress is not None and runs % progress_every == 0:
                 progress(runs, examples, time.perf_counter() - started, len(findings))
     except _Interrupted as stop:
@@ -464,6 +486,27 @@ def explore(
         coverage=coverage,
         findings=tuple(sorted(findings.values(), key=lambda f: f.invariant)),
     )
+
+
+def _record_findings(
+    findings: dict[str, Finding], switches: Switches, seed: int, examples: int, bounds: ExploreBounds,
+    index: int, trace: Trace, result: Outcome, out: Path | None,
+) -> None:  # fmt: skip
+    """Shrink and keep the first schedule that breaks each invariant. A Ctrl-C during a
+    shrink keeps the other invariants this schedule broke too, unshrunk, and goes on up."""
+    for name in result.broken:
+        if name in findings:
+            continue
+        try:
+            findings[name] = _finding(switches, seed, examples, bounds, name, index, trace, out)
+        except _Interrupted as stop:
+            findings[name] = stop.finding
+            for other in result.broken:
+                if other not in findings:
+                    findings[other] = _finding(
+                        switches, seed, examples, bounds, other, index, trace, out, shrink_it=False
+                    )
+            raise
 
 
 class _Interrupted(Exception):

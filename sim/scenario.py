@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from sim.errors import ScenarioError, ScheduleError, SimError
-from sim.outcome import FIELDS as OUTCOME_FIELDS
 from sim.faults import KINDS, by_key
+from sim.outcome import FIELDS as OUTCOME_FIELDS
 from sim.schedule import Schedule, worked_example
 from sim.switches import SWITCHES, Switches, parse_value
 

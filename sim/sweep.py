@@ -45,7 +45,7 @@ from sim.run import simulate
 from sim.schedule import worked_example
 from sim.switches import (
     COMBINATIONS,
-    EVENTS,
+    FAULT_SWITCHES,
     PROTECTIONS,
     SWEPT,
     SWITCHES,
@@ -67,7 +67,7 @@ GATE_SUBSET = {"pins": Pins.OFF.value, "rule": Rule.CURRENT_ACCEPTED.value}
 
 #: the twelve event combinations, in sweep order: (silent, change, post_death) values.
 EVENT_COMBINATIONS: tuple[tuple[str, ...], ...] = tuple(
-    itertools.product(*[[m.value for m in SWITCHES[name]] for name in EVENTS])
+    itertools.product(*[[m.value for m in SWITCHES[name]] for name in FAULT_SWITCHES])
 )
 
 CHECKPOINT_MODES: tuple[str, ...] = tuple(m.value for m in Checkpoints)
@@ -93,7 +93,7 @@ def neighbour(rid: int, switches: Switches, name: str, value: Enum) -> int:
 
 
 def event_combination(switches: Switches) -> tuple[str, ...]:
-    return tuple(getattr(switches, name).value for name in EVENTS)
+    return tuple(getattr(switches, name).value for name in FAULT_SWITCHES)
 
 
 # -- the runs ------------------------------------------------------------------------------
@@ -156,7 +156,7 @@ def gate_subset_ids() -> tuple[int, ...]:
     )
 
 
-Progress = Callable[[int, int], None]  # (runs done, runs in all)
+SweepProgress = Callable[[int, int], None]  # (runs done, runs in all)
 
 
 @contextmanager
@@ -175,7 +175,7 @@ def _gc_paused() -> Iterator[None]:
 
 
 def simulate_all(
-    workers: int = 1, progress: Progress | None = None, view: View | None = None
+    workers: int = 1, progress: SweepProgress | None = None, view: View | None = None
 ) -> tuple[list[Run], list[Run]]:
     """The 864 runs (gate fail-open) and the 144 fail-closed reruns, each in run order.
     With `view`, every fail-open run carries the view of its trace (see `View`)."""
@@ -388,7 +388,7 @@ def minimal_sets(runs: Sequence[Run]) -> list[dict[str, Any]]:
                 if all(not r.broken for r in guarded):
                     minimal.append(subset)
             out.append({
-                **dict(zip(EVENTS, events)),
+                **dict(zip(FAULT_SWITCHES, events)),
                 "checkpoints": mode,
                 "runs": len(cell),
                 "broken": sum(1 for r in cell if r.broken),
@@ -482,7 +482,7 @@ class Sweep:
 def summarize(runs: Sequence[Run], closed: Sequence[Run], needs: Sequence[Needed]) -> dict[str, Any]:
     return {
         "order": list(SWEPT),
-        "events": list(EVENTS),
+        "events": list(FAULT_SWITCHES),
         "protections": {name: on.value for name, on in PROTECTIONS.items()},
         "invariants": {p.name: p.description for p in SAFETY},
         "all_on": all_on_summary(runs),
@@ -493,7 +493,7 @@ def summarize(runs: Sequence[Run], closed: Sequence[Run], needs: Sequence[Needed
     }
 
 
-def sweep(workers: int = 1, progress: Progress | None = None, view: View | None = None) -> Sweep:
+def sweep(workers: int = 1, progress: SweepProgress | None = None, view: View | None = None) -> Sweep:
     """Run all 864 combinations (and the 144 fail-closed reruns) and aggregate them.
     With `view`, each run also carries the view of its trace (see `View`)."""
     runs, closed = simulate_all(workers, progress, view)

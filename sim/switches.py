@@ -1,8 +1,8 @@
 """The eight switches of the worked example (and the ninth knob), as closed sets.
 
-SPEC.md section 4 defines the switches; section 8 fixes their spelling. The first value of
+docs/model.md §4 defines the switches; §8 fixes their spelling. The first value of
 each switch is the worked example's. `COMBINATIONS` is the 864-run order used by the sweep:
-the product of the switches in the order of SPEC.md's table, first value first, so run ids
+the product of the switches in the order of the table of docs/model.md §4, first value first, so run ids
 stay stable as long as the switch set does not change.
 """
 
@@ -65,7 +65,7 @@ class Gate(Enum):
     FAIL_CLOSED = "fail-closed"
 
 
-#: switch name -> its Enum, in SPEC.md order; `gate` (the ninth knob) last.
+#: switch name -> its Enum, in the order of docs/model.md §8; `gate` (the ninth knob) last.
 SWITCHES: dict[str, type[Enum]] = {
     "silent": Silent,
     "fencing": Fencing,
@@ -99,8 +99,9 @@ WEAKENINGS: tuple[tuple[str, str], ...] = (
     ("rule", "latest-finished"),
 )
 
-#: the switches that describe what happens to the work (not what protects it).
-EVENTS = ("silent", "change", "post_death")
+#: the switches that set the worked example's faults: what happens to the work, not what
+#: protects it (the sweep's "event" switches).
+FAULT_SWITCHES = ("silent", "change", "post_death")
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,7 +117,7 @@ class Switches:
     gate: Gate = Gate.FAIL_OPEN
 
     def as_dict(self) -> dict[str, str]:
-        """Switch name -> value spelling, in SPEC.md order."""
+        """Switch name -> value spelling, in the order of docs/model.md §8."""
         return {name: getattr(self, name).value for name in SWITCHES}
 
     def with_values(self, values: dict[str, str], source: str = "--set") -> Switches:
@@ -173,11 +174,11 @@ def for_own_schedules(values: dict[str, str], command: str) -> Switches:
     which such a command replaces, so setting one of them is refused rather than ignored.
     """
     for name in values:
-        if name in EVENTS:
-            allowed = ", ".join(n for n in SWITCHES if n not in EVENTS)
+        if name in FAULT_SWITCHES:
+            allowed = ", ".join(n for n in SWITCHES if n not in FAULT_SWITCHES)
             raise SwitchError(
-                f"--set {name}: sim {command} makes its own fault schedules (silences, report "
-                f"changes, poster deaths), so {', '.join(EVENTS)} do not apply; set only {allowed}"
+                f"--set {name}: sim {command} makes its own fault schedules, so "
+                f"{', '.join(FAULT_SWITCHES)} do not apply; set only {allowed}"
             )
     return Switches().with_values(values)
 

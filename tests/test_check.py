@@ -27,7 +27,15 @@ from sim.cli import main
 from sim.engine import run_world
 from sim.engine.world import World
 from sim.errors import ScheduleError
-from sim.faults import DuplicateDelivery, Fault, Moment, PosterDeath, PostPoint, ReportChange, Silence
+from sim.faults import (
+    DuplicateDelivery,
+    Fault,
+    Moment,
+    PosterDeath,
+    PostPoint,
+    ReportChange,
+    Silence,
+)
 from sim.faults import change as change_kind
 from sim.switches import Checkpoints, Switches
 

@@ -1,4 +1,4 @@
-"""The engine against SPEC.md section 5's rules, one rule per test, on the worked example."""
+"""The engine against docs/model.md §5's rules, one rule per test, on the worked example."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ import json
 
 import pytest
 
+from sim.faults import DuplicateDelivery, PosterDeath, PostPoint, ReportChange, Silence
 from sim.outcome import outcome
 from sim.run import simulate
-from sim.faults import DuplicateDelivery, PosterDeath, PostPoint, ReportChange, Silence
 from sim.schedule import Schedule, worked_example
 from sim.switches import Switches
 from sim.trace import Kind, Trace

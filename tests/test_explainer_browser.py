@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from sim.sweep import run_id
-from sim.switches import EVENTS, PROTECTIONS, SWEPT, SWITCHES, Switches
+from sim.switches import FAULT_SWITCHES, PROTECTIONS, SWEPT, SWITCHES, Switches
 
 pytestmark = pytest.mark.browser
 
@@ -220,7 +220,7 @@ def check_outcome(pg: Any, run: dict[str, Any], runs: list[dict[str, Any]]) -> N
         "#flips [data-flip]", "els => els.map(e => [e.dataset.flip, +e.dataset.run, e.dataset.kind])"
     )
     want = [(f"{n}={v}", other) for n, v, other in flips_of(run)]
-    kinds = {n: "protection" if n in PROTECTIONS else "event" if n in EVENTS else "cost" for n in SWEPT}
+    kinds = {n: "protection" if n in PROTECTIONS else "event" if n in FAULT_SWITCHES else "cost" for n in SWEPT}
     want = [f for f in want if f[0].split("=")[0] in PROTECTIONS] + [
         f for f in want if f[0].split("=")[0] not in PROTECTIONS
     ]

@@ -16,8 +16,8 @@ import pytest
 
 import sim.explore as explore_module
 from sim.cli import main
-from sim.properties import at_risk, guarded, unguarded_by
 from sim.explore import (
+    ExploreBounds,
     SeededChoices,
     complexity,
     draw_schedule,
@@ -26,10 +26,10 @@ from sim.explore import (
     shrink,
     single_faults,
 )
+from sim.faults import DuplicateDelivery, PosterDeath, PostPoint, ReportChange, Silence
 from sim.outcome import Outcome
+from sim.properties import guarded, unguarded_by
 from sim.run import simulate
-from sim.faults import DuplicateDelivery, ExploreBounds, PosterDeath, PostPoint, ReportChange
-from sim.faults import Silence
 from sim.schedule import Schedule
 from sim.switches import Switches
 from sim.trace import Trace

@@ -17,11 +17,17 @@ import pytest
 
 from sim import check as checker
 from sim.engine import run
-from sim.explore import SeededChoices, draw_schedule, fired_only, observed, single_faults
+from sim.explore import (
+    ExploreBounds,
+    SeededChoices,
+    draw_schedule,
+    fired_only,
+    observed,
+    single_faults,
+)
 from sim.faults import (
     KINDS,
     DuplicateDelivery,
-    ExploreBounds,
     Fault,
     Moment,
     PosterDeath,
@@ -32,7 +38,16 @@ from sim.faults import (
     register,
     unregister,
 )
-from sim.faults.base import Choices, Observed, RunFacts, Setting, draw_tick, integer_field, lower
+from sim.faults.base import (
+    Bounds,
+    Choices,
+    Observed,
+    RunFacts,
+    Setting,
+    draw_tick,
+    integer_field,
+    lower,
+)
 from sim.scenario import dump, parse
 from sim.schedule import Schedule
 from sim.switches import Switches
@@ -78,7 +93,7 @@ class Hiccup(Fault):
         return f"hiccup of #{self.attempt} at t{self.at}: it was not acting then"
 
     @classmethod
-    def draw(cls, c: Choices, bounds: ExploreBounds, sections: int, drawn: Sequence[Fault]) -> Hiccup | None:
+    def draw(cls, c: Choices, bounds: Bounds, sections: int, drawn: Sequence[Fault]) -> Hiccup | None:
         attempt = c.integer(1, bounds.attempts)
         return cls(attempt, draw_tick(c, attempt, bounds))
 
@@ -90,7 +105,7 @@ class Hiccup(Fault):
         return self.at, self.attempt
 
     @classmethod
-    def singles(cls, bounds: ExploreBounds, sections: int) -> Iterator[Hiccup]:
+    def singles(cls, bounds: Bounds, sections: int) -> Iterator[Hiccup]:
         yield cls(1, 1)
 
     @classmethod

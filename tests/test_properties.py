@@ -10,16 +10,17 @@ import pytest
 from hypothesis import find, given, settings
 from hypothesis import strategies as st
 
-from sim.properties import at_risk, guarded, unguarded_by
 from sim.explore import (
+    ExploreBounds,
     fired_only,
     schedules,
     settle_bound,
     switches,
 )
+from sim.faults import DuplicateDelivery, PosterDeath, ReportChange, Silence
+from sim.properties import at_risk, guarded
 from sim.run import run_scenario, simulate
 from sim.scenario import dump, parse
-from sim.faults import DuplicateDelivery, ExploreBounds, PosterDeath, ReportChange, Silence
 from sim.schedule import Schedule
 from sim.switches import WEAKENINGS, Switches
 
@@ -28,7 +29,7 @@ ALL_ON = {
     "end-only": Switches().with_values({"checkpoints": "end-only"}),
 }
 
-#: the invariant each single weakening must let break (SPEC.md sections 4 and 7)
+#: the invariant each single weakening must let break (docs/model.md §4 and §7)
 BREAKS = {"fencing": "stale-write", "pins": "wrong-acceptance", "key": "duplicate-effect", "rule": "misused-dependant"}
 
 #: examples `find` may spend looking for a counterexample (before it shrinks one)

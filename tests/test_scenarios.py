@@ -6,9 +6,9 @@ import pytest
 
 from sim import scenario as scenarios
 from sim.errors import ScenarioError, ScheduleError
+from sim.faults import PosterDeath, ReportChange, Silence
 from sim.properties import NAMES
 from sim.run import run_scenario
-from sim.faults import PosterDeath, ReportChange, Silence
 from sim.switches import Switches
 
 PUBLISHED = ["main", "main-end-only", "superseded", "versions-off"]

@@ -16,7 +16,14 @@ from sim import sweep as sweep_mod
 from sim.cli import main
 from sim.properties import NAMES
 from sim.sweep import Run, Sweep, gate_subset_ids, run_id, simulate_all
-from sim.switches import COMBINATIONS, EVENTS, PROTECTIONS, SWITCHES, Gate, Switches
+from sim.switches import (
+    COMBINATIONS,
+    FAULT_SWITCHES,
+    PROTECTIONS,
+    SWITCHES,
+    Gate,
+    Switches,
+)
 
 
 @pytest.fixture(scope="module")
@@ -57,7 +64,7 @@ def test_every_run_is_present_once_in_order(runs: tuple[Run, ...]) -> None:
     assert [r.switches for r in runs] == list(COMBINATIONS)
 
 
-# -- SPEC.md section 7 ---------------------------------------------------------------------
+# -- docs/model.md §7 ---------------------------------------------------------------------
 def test_run_1_is_the_main_trace(runs: tuple[Run, ...]) -> None:
     o = runs[0].outcome
     assert (o.model_calls, o.model_calls_by_attempt, o.steps_restored) == (6, (3, 3, 0), 1)
@@ -180,7 +187,7 @@ def test_weakening_rows_each_cover_the_twelve_event_combinations(result: Sweep) 
 def test_weakening_rows_recomputed_from_the_runs(result: Sweep, checkpoints: str) -> None:
     """Every figure of every weakening row, recomputed here from the runs themselves."""
     base = {name: on.value for name, on in PROTECTIONS.items()}
-    all_on = {tuple(getattr(r.switches, e).value for e in EVENTS): r
+    all_on = {tuple(getattr(r.switches, e).value for e in FAULT_SWITCHES): r
               for r in _where(result.runs, checkpoints=checkpoints, **base)}  # fmt: skip
     for row in result.summary["weakened"][checkpoints]:
         name, _, value = row["weakened"].partition("=")
@@ -190,7 +197,7 @@ def test_weakening_rows_recomputed_from_the_runs(result: Sweep, checkpoints: str
         assert row["broken"] == sum(1 for r in cell if r.broken)
         assert row["invariants"] == {n: sum(1 for r in cell if n in r.broken) for n in NAMES}
         assert row["unfinished"] == sum(1 for r in cell if not r.outcome.finished)
-        extra = [r.outcome.model_calls - all_on[tuple(getattr(r.switches, e).value for e in EVENTS)].outcome.model_calls
+        extra = [r.outcome.model_calls - all_on[tuple(getattr(r.switches, e).value for e in FAULT_SWITCHES)].outcome.model_calls
                  for r in cell]  # fmt: skip
         assert row["extra_model_calls"] == {"total": sum(extra), "min": min(extra), "max": max(extra)}
 
@@ -209,7 +216,7 @@ def test_minimal_sets_are_sufficient_and_minimal(result: Sweep) -> None:
     names = tuple(PROTECTIONS)
     every = [s for k in range(5) for s in itertools.combinations(names, k)]
     for row in rows:
-        cell = {name: row[name] for name in (*EVENTS, "checkpoints")}
+        cell = {name: row[name] for name in (*FAULT_SWITCHES, "checkpoints")}
         assert row["runs"] == 36
         minimal = [tuple(s) for s in row["minimal_sets"]]
         assert minimal, cell  # all four on is always sufficient

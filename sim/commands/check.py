@@ -15,8 +15,9 @@ from tabulate import tabulate  # type: ignore[import-untyped]
 
 from sim import check as checker
 from sim.commands.common import emit_json, set_option
+from sim.files import atomic_write
 from sim.properties import verdict
-from sim.switches import EVENTS, Checkpoints, parse_assignments
+from sim.switches import FAULT_SWITCHES, Checkpoints, parse_assignments
 
 DEFAULT_OUT = Path("reports/counterexamples/check")
 
@@ -63,7 +64,7 @@ def check(max_faults: int, horizon: int, sets: tuple[str, ...], protections: str
     }
     document = _document(bound, results, files)
     out.mkdir(parents=True, exist_ok=True)
-    (out / "check.json").write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
+    atomic_write(out / "check.json", json.dumps(document, indent=2) + "\n")
     if as_json:
         emit_json(document)
         click.echo(_bound_line(bound, results, seconds, workers), err=True)
@@ -94,7 +95,7 @@ def _document(bound: checker.CheckBound, results: list[checker.Result],
             "switches": {
                 name: value
                 for name, value in (results[0].switches.as_dict() if results else {}).items()
-                if name not in EVENTS and name != "checkpoints"
+                if name not in FAULT_SWITCHES and name != "checkpoints"
             },
             "checkpoints": sorted({r.checkpoints for r in results}, key=[c.value for c in Checkpoints].index),
         },
@@ -163,7 +164,7 @@ class _progress:
         self.bar: Any = None
         self.task: Any = None
 
-    def __enter__(self) -> checker.Progress | None:
+    def __enter__(self) -> checker.CheckProgress | None:
         if not self.enabled:
             return None
         from rich.console import Console

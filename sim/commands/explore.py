@@ -10,16 +10,16 @@ import click
 
 from sim.commands.common import set_option
 from sim.explore import (
-    coverage_kinds,
     TICK_BUCKET,
     TICK_BUCKETS,
     Exploration,
+    ExploreBounds,
+    coverage_kinds,
     rerun_args,
 )
 from sim.explore import (
     explore as run_search,
 )
-from sim.faults import ExploreBounds
 from sim.properties import BY_NAME, SAFETY
 from sim.switches import for_own_schedules, parse_assignments
 
@@ -54,7 +54,7 @@ def explore(examples: int, seed: int | None, sets: tuple[str, ...], max_faults: 
     # and otherwise at most every 5 seconds
     every = max(1, min(1000, examples // 10))
     result = run_search(switches, seed=seed, examples=examples, bounds=bounds, out=out,
-                        progress=_Progress(examples), progress_every=every)  # fmt: skip
+                        progress=_ProgressLines(examples), progress_every=every)  # fmt: skip
     for line in report_lines(result):
         click.echo(line)
     if result.interrupted:
@@ -62,7 +62,7 @@ def explore(examples: int, seed: int | None, sets: tuple[str, ...], max_faults: 
     return 1 if result.unexpected else 0
 
 
-class _Progress:
+class _ProgressLines:
     """Progress lines on stderr: at each tenth of the search, and every 5 s in between."""
 
     def __init__(self, examples: int) -> None:

@@ -13,7 +13,7 @@ import click
 
 from sim.render import grid
 from sim.render.report import prepare_out, render_all, write_reports
-from sim.sweep import Progress
+from sim.sweep import SweepProgress
 from sim.sweep import sweep as run_sweep
 
 SHORT = {
@@ -26,7 +26,7 @@ SHORT = {
 
 
 @contextmanager
-def _progress(enabled: bool) -> Iterator[Progress | None]:
+def _progress(enabled: bool) -> Iterator[SweepProgress | None]:
     """A rich progress bar on stderr when it is a terminal; nothing otherwise."""
     if not enabled:
         yield None

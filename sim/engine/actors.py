@@ -21,7 +21,7 @@ Process = Generator[order.At, None, None]
 
 
 class Status(Enum):
-    """The attempt lifecycle of SPEC.md section 3, as the controller records it."""
+    """The attempt lifecycle of docs/model.md §3, as the controller records it."""
 
     RUNNING = "running"
     UNKNOWN = "UNKNOWN"
@@ -42,7 +42,7 @@ def input_process(world: World) -> Process:
 
 
 class Attempt:
-    """One admitted try at the work. Its program, one step per tick (SPEC 5, worker)."""
+    """One admitted try at the work. Its program, one step per tick (docs/model.md §5.4)."""
 
     __slots__ = (
         "world", "n", "token", "pin", "inherited", "status", "alive", "crashed",
@@ -215,7 +215,7 @@ class Attempt:
             return None
         # Every poster records its intent first, so a stale token is fenced before the send;
         # only a successor finishing an inherited announcement resends under the intent its
-        # predecessor already recorded (SPEC 5: "reconcile first").
+        # predecessor already recorded (docs/model.md §5.4: "reconcile first").
         if self.inherited is None or world.effects.get(digest.digest) is None:
             if not world.write_effect(t, self, digest.digest, "intent"):
                 self.fence(t)
@@ -237,7 +237,7 @@ class Attempt:
 
     def announcement_owed(self) -> Candidate | None:
         """The accepted digest whose announcement this attempt still owes, if any: a successor
-        of a lost owner inherits it (SPEC 5, "reconcile first")."""
+        of a lost owner inherits it (docs/model.md §5.4, "reconcile first")."""
         if self.inherited is not None or (self.verdict is not None and self.verdict[0]):
             return self.candidate
         return None
@@ -257,7 +257,7 @@ class Attempt:
 
 
 class Controller:
-    """Assessment, the newsletter gate, suspicion and rebuild (SPEC 5.3)."""
+    """Assessment, the newsletter gate, suspicion and rebuild (docs/model.md §5.3)."""
 
     __slots__ = ("world", "attempts", "owner", "assessed", "newsletter")
 
@@ -407,7 +407,7 @@ class Controller:
 
 
 def choose_newsletter(world: World) -> Candidate | None:
-    """The newsletter rule (SPEC 4): which digest the dependant would take now."""
+    """The newsletter rule (docs/model.md §4): which digest the dependant would take now."""
     rule = world.switches.rule
     acceptances = world.acceptances
     if rule is Rule.LATEST_FINISHED:

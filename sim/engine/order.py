@@ -1,8 +1,8 @@
-"""Every same-tick ordering rule of SPEC.md section 5, in one place.
+"""Every same-tick ordering rule of docs/model.md §5, in one place.
 
 SimPy's queue is keyed by (time, priority, event id). The engine schedules every action of
 an actor with `at(env, tick, priority)`, and the priorities below put the three phases of a
-tick in the order SPEC.md gives; ties inside a phase are broken by number (attempt order),
+tick in the order docs/model.md §5 gives; ties inside a phase are broken by number (attempt order),
 never by hashing or dict order. The controller's four steps run in `CONTROLLER_STEPS` order.
 """
 
@@ -11,14 +11,14 @@ from __future__ import annotations
 from simpy import Environment
 from simpy.events import Event
 
-#: "1. Input: a scheduled report change takes effect."
+#: docs/model.md §5.1: first the input, where a report change scheduled for the tick lands.
 INPUT = 0
 
-#: "2. Workers: each attempt that may act does at most one step, in attempt order."
+#: docs/model.md §5.2: then the workers, at most one step each, lowest attempt number first.
 #: Attempt #n acts at priority WORKERS + n.
 WORKERS = 1
 
-#: "3. Controller, in this order: a. Assessment, b. Newsletter gate, c. Suspicion, d. Rebuild."
+#: docs/model.md §5.3: last the controller: a. assessment, b. newsletter gate, c. suspicion, d. rebuild.
 CONTROLLER = 1 << 40
 
 #: the controller's steps within phase 3, by the names of the Controller's methods.

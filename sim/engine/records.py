@@ -1,4 +1,4 @@
-"""The records of SPEC.md section 2 and the feed receiver of the article's section 8.
+"""The records of docs/model.md §2 and the feed receiver of the article's section 8.
 
 The protected stores (journal, candidate store, effect records) share one token check,
 `Records.guard`: with fencing on it compares the writer's token with the one authoritative
@@ -10,7 +10,6 @@ invariants can see a stale write that landed.
 from __future__ import annotations
 
 from typing import NamedTuple
-
 
 JournalKey = int | tuple[int, int]
 

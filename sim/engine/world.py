@@ -11,7 +11,15 @@ from typing import Any, Protocol
 
 import simpy
 
-from sim.engine.records import Acceptance, Candidate, Feed, JournalKey, JournalRecord, Part, journal_key
+from sim.engine.records import (
+    Acceptance,
+    Candidate,
+    Feed,
+    JournalKey,
+    JournalRecord,
+    Part,
+    journal_key,
+)
 from sim.faults import Fault, Moment, PostPoint, RunFacts, Stall
 from sim.schedule import Schedule
 from sim.switches import Checkpoints, Fencing, Gate, Pins, Switches
@@ -184,7 +192,7 @@ class World:
 
     # -- the controller's view -------------------------------------------------------------
     def satisfied(self) -> bool:
-        """The work is done for the current input (SPEC 5.3 d)."""
+        """The work is done for the current input (docs/model.md §5.3 d)."""
         if self.pins:
             return any(a.version == self.version for a in self.acceptances)
         if self.last_acceptance is None:

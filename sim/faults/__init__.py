@@ -6,8 +6,8 @@ The registry's order is the order of the lists in a scenario file's [schedule] t
 
 from sim.faults.base import (
     KINDS,
+    Bounds,
     Choices,
-    ExploreBounds,
     Fault,
     Moment,
     PostPoint,
@@ -34,7 +34,7 @@ __all__ = [
     "KINDS",
     "Choices",
     "DuplicateDelivery",
-    "ExploreBounds",
+    "Bounds",
     "Fault",
     "Moment",
     "PostPoint",

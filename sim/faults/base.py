@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any, ClassVar, Protocol, TypeVar
 
-from sim.errors import ScenarioError, SimError
+from sim.errors import ScenarioError
 
 T = TypeVar("T")
 
@@ -110,30 +110,20 @@ def toward(target: int, lo: int, hi: int) -> tuple[int, ...]:
     return tuple(sorted(range(lo, hi + 1), key=lambda v: (abs(v - target), v)))
 
 
-@dataclass(frozen=True, slots=True)
-class ExploreBounds:
-    """What a schedule drawn by `sim explore` may contain (docs/explore.md)."""
+class Bounds(Protocol):
+    """What `sim explore` lets a drawn fault name (its `ExploreBounds`, docs/explore.md)."""
 
-    #: at most this many faults
-    max_faults: int = 4
-    #: faults are scheduled at ticks 0..last_tick (a silence of attempt #n at n..last_tick)
-    last_tick: int = 30
-    #: faults that name an attempt name #1..#attempts
-    attempts: int = 4
-    #: a paused attempt wakes 1..max_pause ticks after it fell silent
-    max_pause: int = 10
-    #: faults that name the nth post or send name one of the first max_nth
-    max_nth: int = 3
-    #: the constants of the setting, the worked example's value first
-    sections: tuple[int, ...] = toward(4, 2, 6)
-    heartbeat_limits: tuple[int, ...] = toward(2, 1, 4)
-    newsletter_ready: tuple[int, ...] = toward(12, 0, 24)
+    @property
+    def last_tick(self) -> int: ...  # faults take effect at ticks 0..last_tick
 
-    def __post_init__(self) -> None:
-        if self.max_faults < 0:
-            raise SimError(f"--max-faults: {self.max_faults} must be at least 0")
-        if self.last_tick < 1 or self.attempts < 1 or self.max_pause < 1 or self.max_nth < 1:
-            raise SimError(f"bounds: every bound must be at least 1 ({self})")
+    @property
+    def attempts(self) -> int: ...  # faults that name an attempt name #1..#attempts
+
+    @property
+    def max_pause(self) -> int: ...  # a pause lasts 1..max_pause ticks
+
+    @property
+    def max_nth(self) -> int: ...  # faults that name the nth post or send name one of the first max_nth
 
 
 #: chance that a fault's tick is drawn from the whole range rather than near its earliest tick
@@ -141,7 +131,7 @@ FAR_TICK = 0.25
 NEAR_TICKS = 12
 
 
-def draw_tick(c: Choices, lo: int, bounds: ExploreBounds) -> int:
+def draw_tick(c: Choices, lo: int, bounds: Bounds) -> int:
     """A tick from `lo` on: mostly within NEAR_TICKS of it, where a run does most of its
     work, sometimes anywhere up to the last tick."""
     hi = max(lo, bounds.last_tick)
@@ -228,7 +218,7 @@ class Fault(ABC):
     # -- sim explore -------------------------------------------------------------------
     @classmethod
     @abstractmethod
-    def draw(cls, c: Choices, bounds: ExploreBounds, sections: int, drawn: Sequence[Fault]) -> Fault | None:
+    def draw(cls, c: Choices, bounds: Bounds, sections: int, drawn: Sequence[Fault]) -> Fault | None:
         """One fault of the kind, or None when it cannot join the ones `drawn` so far."""
 
     @abstractmethod
@@ -245,7 +235,7 @@ class Fault(ABC):
 
     @classmethod
     @abstractmethod
-    def singles(cls, bounds: ExploreBounds, sections: int) -> Iterator[Fault]:
+    def singles(cls, bounds: Bounds, sections: int) -> Iterator[Fault]:
         """Every fault of the kind within `bounds`, for the one-fault schedules."""
 
     @classmethod

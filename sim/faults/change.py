@@ -12,8 +12,8 @@ from typing import Any
 
 from sim.errors import ScenarioError, ScheduleError
 from sim.faults.base import (
+    Bounds,
     Choices,
-    ExploreBounds,
     Fault,
     Moment,
     Observed,
@@ -22,7 +22,7 @@ from sim.faults.base import (
     draw_tick,
     integer_field,
     lower,
-    toward
+    toward,
 )
 
 #: chance that a drawn change touches one more section
@@ -98,7 +98,7 @@ class ReportChange(Fault):
 
     # -- sim explore -------------------------------------------------------------------
     @classmethod
-    def draw(cls, c: Choices, bounds: ExploreBounds, sections: int, drawn: Sequence[Fault]) -> ReportChange | None:
+    def draw(cls, c: Choices, bounds: Bounds, sections: int, drawn: Sequence[Fault]) -> ReportChange | None:
         at = draw_tick(c, 0, bounds)
         touched = [c.pick(toward(2, 1, sections))]
         for section in range(1, sections + 1):
@@ -125,7 +125,7 @@ class ReportChange(Fault):
         return self.at, len(self.sections) + abs(self.sections[0] - 2)
 
     @classmethod
-    def singles(cls, bounds: ExploreBounds, sections: int) -> Iterator[ReportChange]:
+    def singles(cls, bounds: Bounds, sections: int) -> Iterator[ReportChange]:
         for at in range(bounds.last_tick + 1):
             for section in toward(2, 1, sections):
                 yield cls(at, (section,))

@@ -10,8 +10,8 @@ from typing import Any
 
 from sim.errors import ScenarioError, ScheduleError
 from sim.faults.base import (
+    Bounds,
     Choices,
-    ExploreBounds,
     Fault,
     Moment,
     Observed,
@@ -83,7 +83,7 @@ class PosterDeath(Fault):
 
     # -- sim explore -------------------------------------------------------------------
     @classmethod
-    def draw(cls, c: Choices, bounds: ExploreBounds, sections: int, drawn: Sequence[Fault]) -> PosterDeath | None:
+    def draw(cls, c: Choices, bounds: Bounds, sections: int, drawn: Sequence[Fault]) -> PosterDeath | None:
         point = c.pick(DEATH_POINTS)
         nth = c.integer(1, bounds.max_nth)
         if any(isinstance(f, PosterDeath) and f.nth == nth for f in drawn):
@@ -100,7 +100,7 @@ class PosterDeath(Fault):
         return 0, self.nth + DEATH_POINTS.index(self.point)
 
     @classmethod
-    def singles(cls, bounds: ExploreBounds, sections: int) -> Iterator[PosterDeath]:
+    def singles(cls, bounds: Bounds, sections: int) -> Iterator[PosterDeath]:
         for nth in range(1, bounds.max_nth + 1):
             for point in DEATH_POINTS:
                 yield cls(point, nth)

@@ -9,8 +9,8 @@ from typing import Any
 
 from sim.errors import ScheduleError
 from sim.faults.base import (
+    Bounds,
     Choices,
-    ExploreBounds,
     Fault,
     Moment,
     Observed,
@@ -69,7 +69,7 @@ class DuplicateDelivery(Fault):
 
     # -- sim explore -------------------------------------------------------------------
     @classmethod
-    def draw(cls, c: Choices, bounds: ExploreBounds, sections: int, drawn: Sequence[Fault]) -> DuplicateDelivery | None:
+    def draw(cls, c: Choices, bounds: Bounds, sections: int, drawn: Sequence[Fault]) -> DuplicateDelivery | None:
         nth = c.integer(1, bounds.max_nth)
         if any(isinstance(f, DuplicateDelivery) and f.nth == nth for f in drawn):
             return None
@@ -83,7 +83,7 @@ class DuplicateDelivery(Fault):
         return 0, self.nth
 
     @classmethod
-    def singles(cls, bounds: ExploreBounds, sections: int) -> Iterator[DuplicateDelivery]:
+    def singles(cls, bounds: Bounds, sections: int) -> Iterator[DuplicateDelivery]:
         for nth in range(1, bounds.max_nth + 1):
             yield cls(nth)
 

@@ -1,6 +1,6 @@
 """A worker that falls silent: attempt #n stops heartbeating at tick t, as it begins whatever
 it does then, and either resumes at a later tick (a pause) or never (a crash). The worked
-example's attempt #1, silent at t3, is one (docs/model.md §5, silence)."""
+example's attempt #1, silent at t3, is one (docs/model.md §5.5)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from typing import Any
 
 from sim.errors import ScheduleError
 from sim.faults.base import (
+    Bounds,
     Choices,
-    ExploreBounds,
     Fault,
     Moment,
     Observed,
@@ -20,7 +20,7 @@ from sim.faults.base import (
     Stall,
     draw_tick,
     integer_field,
-    lower
+    lower,
 )
 
 #: chance that a drawn silence is a crash rather than a pause
@@ -121,7 +121,7 @@ class Silence(Fault):
 
     # -- sim explore -------------------------------------------------------------------
     @classmethod
-    def draw(cls, c: Choices, bounds: ExploreBounds, sections: int, drawn: Sequence[Fault]) -> Silence | None:
+    def draw(cls, c: Choices, bounds: Bounds, sections: int, drawn: Sequence[Fault]) -> Silence | None:
         attempt = 1 if not c.flip(LATER_ATTEMPT) else c.integer(min(2, bounds.attempts), bounds.attempts)
         at = draw_tick(c, attempt, bounds)
         wake = None if c.flip(CRASH) else at + c.integer(1, bounds.max_pause)
@@ -144,7 +144,7 @@ class Silence(Fault):
         return self.at + (0 if self.wake is None else self.wake - self.at), self.attempt
 
     @classmethod
-    def singles(cls, bounds: ExploreBounds, sections: int) -> Iterator[Silence]:
+    def singles(cls, bounds: Bounds, sections: int) -> Iterator[Silence]:
         for attempt in range(1, bounds.attempts + 1):
             for at in range(attempt, max(attempt, bounds.last_tick) + 1):
                 for wake in (None, *range(at + 1, at + bounds.max_pause + 1)):

@@ -14,7 +14,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from sim.properties.base import ALWAYS, GUARDS, Failure, Hazard, Property, Seen, register
+from sim.properties.base import (
+    ALWAYS,
+    GUARDS,
+    Failure,
+    Hazard,
+    Property,
+    Seen,
+    register,
+)
 from sim.properties.wrong_acceptance import stale_parts
 from sim.switches import Gate, Pins
 from sim.trace import Event, Kind, ReportHistory, Trace

@@ -10,7 +10,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from sim.properties.base import ALWAYS, GUARDS, Hazard, Property, Seen, register, section_version
+from sim.properties.base import (
+    ALWAYS,
+    GUARDS,
+    Hazard,
+    Property,
+    Seen,
+    register,
+    section_version,
+)
 from sim.trace import Event, Kind, ReportHistory, Trace, revenue
 
 
