@@ -15,26 +15,30 @@ from sim.switches import Switches
 
 
 class Kind(Enum):
-    REPORT_CHANGED = "report-changed"  # version, sections, content
-    ADMITTED = "admitted"  # token (the new epoch), pin, reason, reconcile
-    SILENT = "silent"  # crashed, wake
+    """The kinds of event; `sim.events.EVENT_KINDS` declares each one's fields and wording."""
+
+    REPORT_CHANGED = "report-changed"
+    ADMITTED = "admitted"
+    SILENT = "silent"
     WOKE = "woke"
-    COMPUTED = "computed"  # a model call: step, result, content
-    RESTORED = "restored"  # step, result, by (the attempt that computed it)
-    WRITE = "write"  # store, record, token, epoch, applied (+ store-specific fields)
+    COMPUTED = "computed"  # a model call
+    RESTORED = "restored"
+    WRITE = "write"  # a protected write, of one of three stores
     FENCED = "fenced"
-    ACCEPTED = "accepted"  # digest, version, producer, built_from
-    REFUSED = "refused"  # digest, reason, producer
+    ACCEPTED = "accepted"
+    REFUSED = "refused"
     STOPPED = "stopped"  # the attempt stops because its candidate was refused
     UNKNOWN = "unknown"
-    SENT = "sent"  # digest, key, copies
-    FEED = "feed"  # digest, key, answer (applied/repeat/rejected), post
-    DIED = "died"  # point
+    SENT = "sent"
+    FEED = "feed"
+    DIED = "died"
     DONE = "done"
-    NEWSLETTER = "newsletter"  # digest, quote, built_from, accepted
+    NEWSLETTER = "newsletter"
 
 
 class Event(NamedTuple):
+    """One thing that happened at a tick; `detail` holds the fields its kind declares."""
+
     tick: int
     kind: Kind
     attempt: int | None
@@ -69,10 +73,6 @@ class Trace:
     def content_at(self, tick: int) -> tuple[int, ...]:
         """The report content current at `tick` (after that tick's input phase)."""
         return ReportHistory(self).at(tick)
-
-    def version_at(self, tick: int) -> int:
-        """The 1-based report version current at `tick`."""
-        return ReportHistory(self).version_at(tick)
 
     @property
     def final_content(self) -> tuple[int, ...]:
