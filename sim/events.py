@@ -414,6 +414,7 @@ class EventKind:
         return _BY_TAG[self.kind][detail[self.TAG]]
 
     def read(self, event: Event) -> Payload:
+        """The event's detail as its declared payload class."""
         return self.shape(event.detail)(**event.detail)
 
     def fields(self, detail: dict[str, Any]) -> tuple[tuple[str, Any], ...]:
@@ -465,6 +466,18 @@ _BY_TAG = {
 _DECLARED = {s: _declare(s) for k in EVENT_KINDS.values() for s in k.shapes}
 
 
+#: the planned fields of each kind that has some (see `EventKind.planned`).
+PLANNED: dict[Kind, tuple[str, ...]] = {k: decl.planned for k, decl in EVENT_KINDS.items() if decl.planned}
+
+
+def happened(event: Event) -> dict[str, Any]:
+    """The event's detail without its planned fields: what took place, not what was intended."""
+    planned = PLANNED.get(event.kind)
+    if planned is None:
+        return event.detail
+    return {k: v for k, v in event.detail.items() if k not in planned}
+
+
 def read(event: Event) -> Payload:
     """The event's payload, as its kind's declared class."""
     return EVENT_KINDS[event.kind].read(event)
@@ -491,9 +504,11 @@ __all__ = [
     "DURING",
     "EVENT_KINDS",
     "EventKind",
+    "PLANNED",
     "Payload",
     "Versions",
     "conforms",
     "declared",
+    "happened",
     "read",
 ]

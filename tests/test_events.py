@@ -11,7 +11,18 @@ from sim import scenario as scenarios
 from sim.commands.common import load_scenario
 from sim.engine import run
 from sim.engine.actors import Status
-from sim.events import EVENT_KINDS, CandidateWrite, EffectWrite, JournalWrite, Silent, conforms, declared, read
+from sim.events import (
+    EVENT_KINDS,
+    PLANNED,
+    CandidateWrite,
+    EffectWrite,
+    JournalWrite,
+    Silent,
+    conforms,
+    declared,
+    happened,
+    read,
+)
 from sim.render.text import brief, describe
 from sim.run import run_scenario
 from sim.schedule import worked_example
@@ -80,12 +91,10 @@ def test_planned_fields_are_declared_and_only_a_pause_plans() -> None:
     # two pauses that differ only in their planned wake did the same thing
     a = Event(3, Kind.SILENT, 1, {"crashed": False, "wake": 8, "during": "compute"})
     b = Event(3, Kind.SILENT, 1, {"crashed": False, "wake": 9, "during": "compute"})
-    planned = EVENT_KINDS[Kind.SILENT].planned
-
-    def happened(e: Event) -> dict[str, Any]:
-        return {k: v for k, v in e.detail.items() if k not in planned}
-
-    assert happened(a) == happened(b) and a != b
+    assert happened(a) == happened(b) == {"crashed": False, "during": "compute"} and a != b
+    assert PLANNED == {Kind.SILENT: ("wake",)}
+    c = Event(9, Kind.DONE, 2, {"digest": "d2"})
+    assert happened(c) is c.detail
     assert isinstance(read(a), Silent)
 
 

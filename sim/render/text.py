@@ -1,4 +1,8 @@
-"""Plain-text narrative of a trace: one line per event, and the outcome in words."""
+"""A trace in words: each event's line, the per-tick story, and the outcome.
+
+The wording of each event kind lives with its declaration in `sim.events`; this module only
+names the event's attempt and joins the phrases of one tick.
+"""
 
 from __future__ import annotations
 
@@ -78,24 +82,25 @@ def _merge_compute(events: list[Event]) -> list[Event | tuple[str, str]]:
 
 
 def tick_story(trace: Trace, until: int | None = None) -> list[tuple[int, str]]:
-    """One line of words per tick that has events: phrases of one subject share it."""
+    """One line of words per tick that has events (up to `until`)."""
     by_tick: dict[int, list[Event]] = {}
     for e in trace.events:
         if until is not None and e.tick > until:
             break
         by_tick.setdefault(e.tick, []).append(e)
-    lines = []
-    for tick, events in by_tick.items():
-        parts: list[tuple[str, list[str]]] = []
-        for item in _merge_compute(events):
-            subject, phrase = brief(item, trace) if isinstance(item, Event) else item
-            if parts and parts[-1][0] == subject and subject:
-                parts[-1][1].append(phrase)
-            else:
-                parts.append((subject, [phrase]))
-        text = "; ".join((f"{s} " if s else "") + ", ".join(p) for s, p in parts)
-        lines.append((tick, text))
-    return lines
+    return [(tick, _tick_line(events, trace)) for tick, events in by_tick.items()]
+
+
+def _tick_line(events: list[Event], trace: Trace) -> str:
+    """The phrases of one tick; consecutive phrases of one subject share it."""
+    parts: list[tuple[str, list[str]]] = []
+    for item in _merge_compute(events):
+        subject, phrase = brief(item, trace) if isinstance(item, Event) else item
+        if parts and parts[-1][0] == subject and subject:
+            parts[-1][1].append(phrase)
+        else:
+            parts.append((subject, [phrase]))
+    return "; ".join((f"{s} " if s else "") + ", ".join(p) for s, p in parts)
 
 
 __all__ = ["brief", "describe", "outcome_lines", "tick_story"]
