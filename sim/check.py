@@ -52,6 +52,7 @@ from sim.engine.world import Consult, Position, World
 from sim.errors import SimError, SwitchError
 from sim.faults import KINDS, Fault, Moment, check_order
 from sim.faults import describe as describe_list
+from sim.events import PLANNED
 from sim.files import atomic_write
 from sim.run import counterexample
 from sim.schedule import Schedule
@@ -157,18 +158,19 @@ _KIND_CODE = {kind: i for i, kind in enumerate(Kind)}
 
 
 def fingerprint(events: Sequence[Event]) -> int:
-    """An 8-byte BLAKE2b digest of the events (without a silence's planned wake), as an int.
+    """An 8-byte BLAKE2b digest of what happened in the events, as an int: each event kind's
+    planned fields (`sim.events.PLANNED`, e.g. a silence's wake tick) are left out.
 
     The encoding is the repr of plain values (ints, strings, None, bools, lists and dicts
     whose keys the engine inserts in a fixed order per event kind): it does not depend on
     PYTHONHASHSEED, and equal traces of one version of the engine encode equally.
     """
-    silent = Kind.SILENT
     code = _KIND_CODE
     parts = []
     for tick, kind, attempt, detail in events:
-        if kind is silent:
-            detail = {k: v for k, v in detail.items() if k != "wake"}
+        planned = PLANNED.get(kind)
+        if planned is not None:
+            detail = {k: v for k, v in detail.items() if k not in planned}
         parts.append((tick, code[kind], attempt, detail))
     return int.from_bytes(blake2b(repr(parts).encode(), digest_size=8).digest(), "little")
 

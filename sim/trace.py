@@ -16,26 +16,30 @@ from sim.switches import Switches
 
 
 class Kind(Enum):
-    REPORT_CHANGED = "report-changed"  # version, sections, content
-    ADMITTED = "admitted"  # token (the new epoch), pin, reason, reconcile
-    SILENT = "silent"  # crashed, wake
+    """The kinds of event; `sim.events.EVENT_KINDS` declares each one's fields and wording."""
+
+    REPORT_CHANGED = "report-changed"
+    ADMITTED = "admitted"
+    SILENT = "silent"
     WOKE = "woke"
-    COMPUTED = "computed"  # a model call: step, result, content
-    RESTORED = "restored"  # step, result, by (the attempt that computed it)
-    WRITE = "write"  # store, record, token, epoch, applied (+ store-specific fields)
+    COMPUTED = "computed"  # a model call
+    RESTORED = "restored"
+    WRITE = "write"  # a protected write, of one of three stores
     FENCED = "fenced"
-    ACCEPTED = "accepted"  # digest, version, producer, built_from
-    REFUSED = "refused"  # digest, reason, producer
+    ACCEPTED = "accepted"
+    REFUSED = "refused"
     STOPPED = "stopped"  # the attempt stops because its candidate was refused
     UNKNOWN = "unknown"
-    SENT = "sent"  # digest, key, copies
-    FEED = "feed"  # digest, key, answer (applied/repeat/rejected), post
-    DIED = "died"  # point
+    SENT = "sent"
+    FEED = "feed"
+    DIED = "died"
     DONE = "done"
-    NEWSLETTER = "newsletter"  # digest, quote, built_from, accepted
+    NEWSLETTER = "newsletter"
 
 
 class Event(NamedTuple):
+    """One thing that happened at a tick; `detail` holds the fields its kind declares."""
+
     tick: int
     kind: Kind
     attempt: int | None
@@ -73,10 +77,6 @@ class Trace:
         """The report content current at `tick` (after that tick's input phase)."""
         return ReportHistory(self).at(tick)
 
-    def version_at(self, tick: int) -> int:
-        """The 1-based report version current at `tick`."""
-        return ReportHistory(self).version_at(tick)
-
     @property
     def final_content(self) -> tuple[int, ...]:
         return self.versions[-1]
@@ -88,19 +88,19 @@ class Trace:
 class ReportHistory:
     """The report content current at each tick of one trace, read once from its changes."""
 
-    __slots__ = ("versions", "first", "changes")
+    __slots__ = ("versions", "first", "revisions")
 
     def __init__(self, trace: Trace) -> None:
         self.versions = trace.versions
         self.first = trace.versions[0]
-        self.changes = [
+        self.revisions = [
             (e.tick, tuple(e.detail["content"])) for e in trace.events if e.kind is Kind.REPORT_CHANGED
         ]
 
     def at(self, tick: int) -> tuple[int, ...]:
         """The content after `tick`'s input phase."""
         content = self.first
-        for at, new in self.changes:
+        for at, new in self.revisions:
             if at > tick:
                 break
             content = new

@@ -18,7 +18,7 @@ from sim.properties import ALL_HOLD
 from sim.render import swimlane
 from sim.render.grid import Grid, Violation, build
 from sim.render.text import brief, tick_story
-from sim.trace import Trace
+from sim.trace import Event, Trace
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,13 +154,8 @@ def compare(a: Side, b: Side) -> Comparison:
             if ta != tb:
                 cells.append((key, t, ta, tb))
     divergence = min((t for _, t, _, _ in cells), default=None)
-    records = None
-    for t in ticks:
-        ea = [e.to_json() for e in a.trace.events if e.tick == t]
-        eb = [e.to_json() for e in b.trace.events if e.tick == t]
-        if ea != eb:
-            records = t
-            break
+    ea, eb = _by_tick(a.trace), _by_tick(b.trace)
+    records = next((t for t in ticks if ea.get(t, []) != eb.get(t, [])), None)
     va = {v.invariant: v for v in a.grid.violations}
     vb = {v.invariant: v for v in b.grid.violations}
     return Comparison(
@@ -174,6 +169,14 @@ def compare(a: Side, b: Side) -> Comparison:
         disappeared=tuple(va[n] for n in sorted(va) if n not in vb),
         both=tuple((va[n], vb[n]) for n in sorted(va) if n in vb),
     )
+
+
+def _by_tick(trace: Trace) -> dict[int, list[Event]]:
+    """The run's events, grouped by tick."""
+    out: dict[int, list[Event]] = {}
+    for e in trace.events:
+        out.setdefault(e.tick, []).append(e)
+    return out
 
 
 def side(title: str, trace: Trace, outcome: Outcome) -> Side:
@@ -227,6 +230,17 @@ def invariant_lines(c: Comparison, width: int) -> list[Text]:
     return out
 
 
+def _first_difference(c: Comparison, tick: int) -> str:
+    """The first pair of events of `tick` that differ, in the story's short words."""
+    ea = [e for e in c.a.trace.events if e.tick == tick]
+    eb = [e for e in c.b.trace.events if e.tick == tick]
+    pair = next(((x, y) for x, y in zip(ea, eb) if x != y), None)
+    if pair is None:
+        return ""
+    (who, pa), (_, pb) = brief(pair[0], c.a.trace), brief(pair[1], c.b.trace)
+    return f" ({who} {pa} / {pb})".replace("( ", "(")
+
+
 def divergence_lines(c: Comparison, width: int) -> list[Text]:
     d = c.divergence
     if d is None:
@@ -240,16 +254,9 @@ def divergence_lines(c: Comparison, width: int) -> list[Text]:
     out += swimlane.wrap("  B", story_b.get(d, "(nothing happens)"), width, indent=5)
     r = c.records_diverge
     if r is not None and r < d:
-        ea = [e for e in c.a.trace.events if e.tick == r]
-        eb = [e for e in c.b.trace.events if e.tick == r]
-        pair = next(((x, y) for x, y in zip(ea, eb) if x != y), None)
-        what = ""
-        if pair:
-            (who, pa), (_, pb) = brief(pair[0], c.a.trace), brief(pair[1], c.b.trace)
-            what = f" ({who} {pa} / {pb})".replace("( ", "(")
         out += swimlane.wrap(
-            "  note", f"the records already differ from t{r}{what}, without changing what happens", width,
-            indent=8, style="dim",
+            "  note", f"the records already differ from t{r}{_first_difference(c, r)}, without changing what happens",
+            width, indent=8, style="dim",
         )  # fmt: skip
     out.append(Text())
     ticks = list(range(d, max(c.a.grid.ticks[-1], c.b.grid.ticks[-1]) + 1))

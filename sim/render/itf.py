@@ -17,10 +17,26 @@ from __future__ import annotations
 
 from typing import Any
 
-from sim.engine.records import journal_key
+from sim.engine.records import JournalKey, journal_key
+from sim.events import (
+    EVENT_KINDS,
+    Accepted,
+    Admitted,
+    CandidateWrite,
+    Computed,
+    EffectWrite,
+    Feed,
+    JournalWrite,
+    Newsletter,
+    Payload,
+    Refused,
+    ReportChanged,
+    Write,
+    read,
+)
 from sim.properties import violations
 from sim.render.text import describe
-from sim.trace import Event, Kind, Trace, revenue
+from sim.trace import Event, Trace, revenue
 
 FORMAT_DESCRIPTION = "https://apalache-mc.org/docs/adr/015adr-trace.html"
 
@@ -65,100 +81,116 @@ def document(trace: Trace, *, source: str = "", description: str = "") -> dict[s
 
 
 def states(trace: Trace) -> list[dict[str, Any]]:
+    """One ITF state per tick t0..t(last): the world after that tick's events."""
     broke_at = dict(violations(trace))
     by_tick: dict[int, list[Event]] = {}
     for e in trace.events:
         by_tick.setdefault(e.tick, []).append(e)
-    pins = trace.switches.pins.value == "on"
-    # the fold
-    version = 1
-    content: tuple[int, ...] = trace.versions[0]
-    epoch = 0
-    owner = 0
-    attempts: dict[int, dict[str, Any]] = {}
-    journal: dict[Any, dict[str, Any]] = {}
-    candidates: list[dict[str, Any]] = []
-    acceptances: list[dict[str, Any]] = []
-    refusals: list[dict[str, Any]] = []
-    effects: dict[str, str] = {}
-    posts: list[dict[str, str]] = []
-    keys: dict[str, str] = {}
-    letter = {"ready": False, "started": False, "tick": -1, "digest": "", "quote": ""}
-    calls = 0
+    world = _World(trace)
     out = []
     for tick in range(trace.last_tick + 1):
         events = by_tick.get(tick, [])
         for e in events:
-            d = e.detail
-            n = e.attempt or 0
-            k = e.kind
-            if k is Kind.REPORT_CHANGED:
-                version = d["version"]
-                content = tuple(d["content"])
-            elif k is Kind.ADMITTED:
-                epoch = d["token"]
-                owner = n
-                attempts[n] = {
-                    "token": d["token"], "pin": d["pin"] or 0, "status": "running",
-                    "silent": False, "model_calls": 0, "reconcile": d["reconcile"] or "",
-                }  # fmt: skip
-            elif k in (Kind.SILENT, Kind.DIED):
-                attempts[n]["silent"] = True
-            elif k is Kind.WOKE:
-                attempts[n]["silent"] = False
-            elif k is Kind.COMPUTED:
-                attempts[n]["model_calls"] += 1
-                calls += 1
-            elif k is Kind.UNKNOWN:
-                attempts[n]["status"] = "UNKNOWN"
-            elif k is Kind.FENCED:
-                attempts[n]["status"] = "fenced"
-            elif k is Kind.STOPPED:
-                attempts[n]["status"] = "refused"
-            elif k is Kind.DONE:
-                attempts[n]["status"] = "done"
-            elif k is Kind.WRITE and d["applied"]:
-                for step, result, rev in d.get("steps", []):
-                    journal[journal_key(step, rev if pins else None)] = {"result": result, "content": rev, "by": n}
-                if d["record"] == "candidate":
-                    candidates.append({
-                        "digest": d["digest"], "attempt": n, "token": d["token"], "pin": d["pin"] or 0,
-                        "parts": [p[0] for p in d["parts"]], "built_from": [p[1] for p in d["parts"]],
-                    })  # fmt: skip
-                elif d["record"] in ("intent", "confirmed"):
-                    effects[d["digest"]] = d["record"]
-            elif k is Kind.ACCEPTED:
-                acceptances.append({"digest": d["digest"], "version": d["version"] or 0, "tick": tick})
-            elif k is Kind.REFUSED:
-                refusals.append({"digest": d["digest"], "reason": d["reason"], "tick": tick})
-            elif k is Kind.FEED and d["answer"] == "applied":
-                posts.append({"post": d["post"], "digest": d["digest"]})
-                if d["key"] is not None:
-                    keys[d["key"]] = d["post"]
-            elif k is Kind.NEWSLETTER:
-                letter = {"ready": True, "started": True, "tick": tick, "digest": d["digest"], "quote": d["quote"]}
+            world.apply(e)
         if tick >= trace.schedule.newsletter_ready:
-            letter["ready"] = True
-        out.append({
+            world.letter["ready"] = True
+        broken = sorted(name for name, at in broke_at.items() if at <= tick)
+        out.append(world.state(tick, broken, [describe(e) for e in events]))
+    return out
+
+
+class _World:
+    """The state variables, folded event by event from each event's declared payload."""
+
+    def __init__(self, trace: Trace) -> None:
+        self.pins = trace.switches.pins.value == "on"
+        self.version = 1
+        self.content: tuple[int, ...] = trace.versions[0]
+        self.epoch = 0
+        self.owner = 0
+        self.attempts: dict[int, dict[str, Any]] = {}
+        self.journal: dict[JournalKey, dict[str, Any]] = {}
+        self.candidates: list[dict[str, Any]] = []
+        self.acceptances: list[dict[str, Any]] = []
+        self.refusals: list[dict[str, Any]] = []
+        self.effects: dict[str, str] = {}
+        self.posts: list[dict[str, str]] = []
+        self.keys: dict[str, str] = {}
+        self.letter: dict[str, Any] = {"ready": False, "started": False, "tick": -1, "digest": "", "quote": ""}
+        self.calls = 0
+
+    def apply(self, e: Event) -> None:
+        """Fold one event: its records first, then what its kind does to its attempt."""
+        n = e.attempt or 0
+        self._records(read(e), n, e.tick)
+        kind = EVENT_KINDS[e.kind]
+        if kind.status is not None:
+            self.attempts[n]["status"] = kind.status
+        if kind.silent is not None:
+            self.attempts[n]["silent"] = kind.silent
+
+    def _records(self, p: Payload, n: int, tick: int) -> None:
+        match p:
+            case ReportChanged():
+                self.version, self.content = p.version, tuple(p.content)
+            case Admitted():
+                self.epoch, self.owner = p.token, n
+                self.attempts[n] = {
+                    "token": p.token, "pin": p.pin or 0, "status": "running",
+                    "silent": False, "model_calls": 0, "reconcile": p.reconcile or "",
+                }  # fmt: skip
+            case Computed():
+                self.attempts[n]["model_calls"] += 1
+                self.calls += 1
+            case Write(applied=True):
+                self._write(p, n)
+            case Accepted():
+                self.acceptances.append({"digest": p.digest, "version": p.version or 0, "tick": tick})
+            case Refused():
+                self.refusals.append({"digest": p.digest, "reason": p.reason, "tick": tick})
+            case Feed(answer="applied", post=str(post)):
+                self.posts.append({"post": post, "digest": p.digest})
+                if p.key is not None:
+                    self.keys[p.key] = post
+            case Newsletter():
+                self.letter = {"ready": True, "started": True, "tick": tick, "digest": p.digest, "quote": p.quote}
+
+    def _write(self, w: Write, n: int) -> None:
+        """An applied protected write: its step records, its candidate or its effect record."""
+        if isinstance(w, (JournalWrite, CandidateWrite)):
+            for step, result, rev in w.steps:
+                key = journal_key(step, rev if self.pins else None)
+                self.journal[key] = {"result": result, "content": rev, "by": n}
+        if isinstance(w, CandidateWrite):
+            self.candidates.append({
+                "digest": w.digest, "attempt": n, "token": w.token, "pin": w.pin or 0,
+                "parts": [p[0] for p in w.parts], "built_from": [p[1] for p in w.parts],
+            })  # fmt: skip
+        elif isinstance(w, EffectWrite):
+            self.effects[w.digest] = w.record
+
+    def state(self, tick: int, broken: list[str], events: list[str]) -> dict[str, Any]:
+        """The ITF state at the end of `tick`, its variables in `VARS` order."""
+        content = self.content
+        return {
             "#meta": {"index": tick},
             "tick": big(tick),
-            "report": {"version": big(version), "content": [big(c) for c in content],
+            "report": {"version": big(self.version), "content": [big(c) for c in content],
                        "revenue": revenue(content[1]) if len(content) > 1 else ""},
-            "epoch": big(epoch),
-            "owner": big(owner),
-            "attempts": itf_map([(big(n), _record(a)) for n, a in sorted(attempts.items())]),
-            "journal": itf_map([(_key(key), _record(r)) for key, r in sorted(journal.items(), key=_order)]),
-            "candidates": [_record(c) for c in candidates],
-            "acceptances": [_record(a) for a in acceptances],
-            "refusals": [_record(r) for r in refusals],
-            "effects": itf_map(sorted(effects.items())),
-            "feed": {"posts": [dict(p) for p in posts], "keys": itf_map(sorted(keys.items()))},
-            "newsletter": _record(letter),
-            "model_calls": big(calls),
-            "violations": {"#set": sorted(name for name, at in broke_at.items() if at <= tick)},
-            "events": [describe(e) for e in events],
-        })  # fmt: skip
-    return out
+            "epoch": big(self.epoch),
+            "owner": big(self.owner),
+            "attempts": itf_map([(big(n), _record(a)) for n, a in sorted(self.attempts.items())]),
+            "journal": itf_map([(_key(key), _record(r)) for key, r in sorted(self.journal.items(), key=_order)]),
+            "candidates": [_record(c) for c in self.candidates],
+            "acceptances": [_record(a) for a in self.acceptances],
+            "refusals": [_record(r) for r in self.refusals],
+            "effects": itf_map(sorted(self.effects.items())),
+            "feed": {"posts": [dict(p) for p in self.posts], "keys": itf_map(sorted(self.keys.items()))},
+            "newsletter": _record(self.letter),
+            "model_calls": big(self.calls),
+            "violations": {"#set": broken},
+            "events": events,
+        }  # fmt: skip
 
 
 def _order(item: tuple[Any, Any]) -> tuple[int, int]:
@@ -225,6 +257,7 @@ def problems(doc: Any) -> list[str]:
 
 
 def _value_problems(v: Any) -> list[str]:
+    """What makes `v` not an ITF value (empty when it is one)."""
     if isinstance(v, (bool, str)):
         return []
     if isinstance(v, int):
@@ -239,19 +272,23 @@ def _value_problems(v: Any) -> list[str]:
     if special:
         if len(v) != 1:
             return [f"{special[0]} object has other fields"]
-        tag, body = special[0], v[special[0]]
-        if tag == "#bigint":
-            ok = isinstance(body, str) and body.lstrip("-").isdigit()
-            return [] if ok else [f"bad #bigint {body!r}"]
-        if tag == "#unserializable":
-            return [] if isinstance(body, str) else ["#unserializable is not a string"]
-        if not isinstance(body, list):
-            return [f"{tag} is not a list"]
-        if tag == "#map":
-            if not all(isinstance(p, list) and len(p) == 2 for p in body):
-                return ["#map entry is not a [key, value] pair"]
-            return [p for pair in body for x in pair for p in _value_problems(x)]
-        return [p for x in body for p in _value_problems(x)]
+        return _special_problems(special[0], v[special[0]])
     if any(k.startswith("#") for k in v):
         return [f"unknown special field in {sorted(v)}"]
     return [p for x in v.values() for p in _value_problems(x)]
+
+
+def _special_problems(tag: str, body: Any) -> list[str]:
+    """What makes the body of a special ITF object (`{"#tag": body}`) wrong."""
+    if tag == "#bigint":
+        ok = isinstance(body, str) and body.lstrip("-").isdigit()
+        return [] if ok else [f"bad #bigint {body!r}"]
+    if tag == "#unserializable":
+        return [] if isinstance(body, str) else ["#unserializable is not a string"]
+    if not isinstance(body, list):
+        return [f"{tag} is not a list"]
+    if tag == "#map":
+        if not all(isinstance(p, list) and len(p) == 2 for p in body):
+            return ["#map entry is not a [key, value] pair"]
+        return [p for pair in body for x in pair for p in _value_problems(x)]
+    return [p for x in body for p in _value_problems(x)]
