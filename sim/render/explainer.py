@@ -29,7 +29,7 @@ from typing import Any
 
 from sim import scenario as scenarios
 from sim.properties import BY_NAME, GUARDS
-from sim.render.grid import CLASSES, Grid
+from sim.render.grid import CLASSES, Cell, Grid, Mark
 from sim.schedule import EXAMPLE_CHANGE_TICK, EXAMPLE_SILENCE_TICK, EXAMPLE_WAKE_TICK
 from sim.switches import PROTECTIONS, SWEPT, SWITCHES, Change, Switches
 
@@ -94,99 +94,139 @@ def _thaw(value: Any) -> Any:
 
 
 # -- encoding ------------------------------------------------------------------------------
+class _Encoder:
+    """The page's interning tables, and a run's parts encoded into them: invariants and
+    protections by their index in the summary, switch values by their index in the order."""
+
+    def __init__(self, summary: dict[str, Any], first_outcome: dict[str, Any], values: dict[str, list[str]]) -> None:
+        self.inv = {name: i for i, name in enumerate(summary["invariants"])}
+        self.prot = {name: i for i, name in enumerate(summary["protections"])}
+        self.values = values
+        self.fields = list(first_outcome)
+        self.nested = {k: list(v) for k, v in first_outcome.items() if isinstance(v, dict)}
+        self.texts, self.marks, self.cells, self.rows, self.legend, self.outcomes, self.lanes = (
+            _Table() for _ in range(7)
+        )
+        self.mark_index: dict[Any, int] = {}  # by Mark object (frozen, hashable): skips re-interning
+        self.empty = self.cells(((),))  # most cells of a swimlane are empty
+
+    def run(self, run: dict[str, Any], grid: Grid) -> list[Any]:
+        """One run: its swimlane and outcome (interned), the protections it needed and, per
+        invariant it breaks, the protections that prevent the break."""
+        lane = self.lane(grid)
+        outcome = self.outcome(run["outcome"])
+        needs = self.needs(run["needed"])
+        prevented = self.prevented(run)
+        return [self.lanes(lane), self.outcomes(_freeze(outcome)), needs, prevented]
+
+    def lane(self, grid: Grid) -> tuple[Any, ...]:
+        """A swimlane: its rows, legend, story and violations."""
+        return (
+            tuple(self.rows((row.key, row.label, row.group, tuple(self.cell(c) for c in row.cells)))
+                  for row in grid.rows),
+            tuple(self.legend((e.key, e.group, e.symbol, e.cls, e.meaning)) for e in grid.legend),
+            tuple((t, self.texts(line)) for t, line in grid.story),
+            tuple((self.inv[v.invariant], v.tick, self.texts(v.event_text), self.texts(v.why), v.row)
+                  for v in grid.violations),
+        )  # fmt: skip
+
+    def cell(self, cell: Cell) -> int:
+        """A cell: its marks and the invariants that broke there."""
+        if not cell.marks and not cell.broke:
+            return self.empty
+        key: tuple[Any, ...] = (tuple(self.mark(m) for m in cell.marks),)
+        if cell.broke:
+            key += (tuple(self.inv[n] for n in cell.broke),)
+        return self.cells(key)
+
+    def mark(self, mark: Mark) -> int:
+        found = self.mark_index.get(mark)
+        if found is None:
+            found = self.mark_index[mark] = self.marks((mark.text, mark.cls, mark.legend))
+        return found
+
+    def outcome(self, out: dict[str, Any]) -> list[Any]:
+        """The outcome's values in field order; violations as [invariant, tick]."""
+        encoded: list[Any] = []
+        for name in self.fields:
+            value = out[name]
+            if name == "violations":
+                value = [[self.inv[v["invariant"]], v["tick"]] for v in value]
+            elif name in self.nested:
+                value = [value[k] for k in self.nested[name]]
+            encoded.append(value)
+        return encoded
+
+    def needs(self, need: dict[str, Any]) -> list[list[Any]]:
+        """Per protection that is on: needed, and each weakening's value, run and breaks."""
+        return [
+            [self.prot[p], int(n["needed"]),
+             [[self.values[p].index(w["value"]), w["run"], [self.inv[b] for b in w["breaks"]]] for w in n["weakened"]]]
+            for p, n in need["protections"].items()
+        ]  # fmt: skip
+
+    def prevented(self, run: dict[str, Any]) -> list[list[Any]]:
+        """Per invariant the run breaks: the protections (and their runs) that prevent it, and
+        the caveat when its usual guard would not."""
+        prevented = []
+        for name, by in run["needed"]["prevented_by"].items():
+            entry: list[Any] = [self.inv[name], [[self.prot[b["protection"]], b["run"]] for b in by]]
+            why_not = caveat(run["switches"], name)
+            if why_not is not None:
+                entry.append(self.texts(why_not))
+            prevented.append(entry)
+        return prevented
+
+    def tables(self) -> dict[str, Any]:
+        """The interned values, each table in the order its values were first met."""
+        return {
+            "texts": self.texts.values,
+            "marks": [list(m) for m in self.marks.values],
+            "cells": [[list(part) for part in c] for c in self.cells.values],
+            "rows": [[k, label, group, list(c)] for k, label, group, c in self.rows.values],
+            "legend": [list(e) for e in self.legend.values],
+            "outcomes": [_thaw(o) for o in self.outcomes.values],
+            "grids": [_thaw(g) for g in self.lanes.values],
+        }
+
+
+def _check_run(position: int, run: dict[str, Any], order: list[str], fixed: dict[str, str]) -> None:
+    """A run is at the position of its id and holds the fixed switches of run 1."""
+    if run["id"] != position + 1:
+        raise ValueError(f"explainer: run {run['id']} is at position {position + 1}")
+    if {k: v for k, v in run["switches"].items() if k not in order} != fixed:
+        raise ValueError(f"explainer: run {run['id']} has other fixed switches than run 1")
+
+
 def encode(doc: Document, grids: Sequence[Grid]) -> dict[str, Any]:
     """The page's data: the sweep document and each run's grid, interned into tables."""
     runs = doc["runs"]
     if len(grids) != len(runs):
         raise ValueError(f"explainer: {len(runs)} runs but {len(grids)} grids")
     summary = doc["summary"]
-    invariants = list(summary["invariants"])
-    inv = {name: i for i, name in enumerate(invariants)}
-    protections = list(summary["protections"])
-    prot = {name: i for i, name in enumerate(protections)}
     order = list(summary["order"])
     values = {name: [m.value for m in SWITCHES[name]] for name in order}
     fixed = {k: v for k, v in runs[0]["switches"].items() if k not in order}
-
-    texts, marks, cells, rows, legend, outcomes, lanes = (_Table() for _ in range(7))
-    first = runs[0]["outcome"]
-    nested = {k: list(v) for k, v in first.items() if isinstance(v, dict)}
-    fields = list(first)
-    mark_index: dict[Any, int] = {}  # by Mark object (frozen, hashable): skips re-interning
-    empty = cells(((),))  # most cells of a swimlane are empty
+    encoder = _Encoder(summary, runs[0]["outcome"], values)
     encoded_runs = []
     for position, (run, grid) in enumerate(zip(runs, grids)):
-        if run["id"] != position + 1:
-            raise ValueError(f"explainer: run {run['id']} is at position {position + 1}")
-        if {k: v for k, v in run["switches"].items() if k not in order} != fixed:
-            raise ValueError(f"explainer: run {run['id']} has other fixed switches than run 1")
-        lane_rows = []
-        for row in grid.rows:
-            row_cells = []
-            for cell in row.cells:
-                if not cell.marks and not cell.broke:
-                    row_cells.append(empty)
-                    continue
-                ids = []
-                for m in cell.marks:
-                    k = mark_index.get(m)
-                    if k is None:
-                        k = mark_index[m] = marks((m.text, m.cls, m.legend))
-                    ids.append(k)
-                key: tuple[Any, ...] = (tuple(ids),)
-                if cell.broke:
-                    key += (tuple(inv[n] for n in cell.broke),)
-                row_cells.append(cells(key))
-            lane_rows.append(rows((row.key, row.label, row.group, tuple(row_cells))))
-        lane = (
-            tuple(lane_rows),
-            tuple(legend((e.key, e.group, e.symbol, e.cls, e.meaning)) for e in grid.legend),
-            tuple((t, texts(line)) for t, line in grid.story),
-            tuple((inv[v.invariant], v.tick, texts(v.event_text), texts(v.why), v.row) for v in grid.violations),
-        )
-        out = run["outcome"]
-        encoded: list[Any] = []
-        for name in fields:
-            value = out[name]
-            if name == "violations":
-                value = [[inv[v["invariant"]], v["tick"]] for v in value]
-            elif name in nested:
-                value = [value[k] for k in nested[name]]
-            encoded.append(value)
-        need = run["needed"]
-        needs = [
-            [prot[p], int(n["needed"]),
-             [[values[p].index(w["value"]), w["run"], [inv[b] for b in w["breaks"]]] for w in n["weakened"]]]
-            for p, n in need["protections"].items()
-        ]  # fmt: skip
-        prevented = []
-        for name, by in need["prevented_by"].items():
-            entry: list[Any] = [inv[name], [[prot[b["protection"]], b["run"]] for b in by]]
-            why_not = caveat(run["switches"], name)
-            if why_not is not None:
-                entry.append(texts(why_not))
-            prevented.append(entry)
-        encoded_runs.append([lanes(lane), outcomes(_freeze(encoded)), needs, prevented])
+        _check_run(position, run, order, fixed)
+        encoded_runs.append(encoder.run(run, grid))
     return {
         "format": FORMAT,
         "order": [[name, values[name]] for name in order],
         "fixed": fixed,
         "events": list(summary["events"]),
-        "protections": [[p, summary["protections"][p], GUARDS[p].words if p in GUARDS else p] for p in protections],
-        "invariants": [[n, summary["invariants"][n], _guard_of(n)] for n in invariants],
+        "protections": [[p, summary["protections"][p], GUARDS[p].words if p in GUARDS else p]
+                        for p in summary["protections"]],
+        "invariants": [[n, summary["invariants"][n], _guard_of(n)] for n in summary["invariants"]],
         "totals": {k: summary["totals"][k] for k in ("runs", "broken", "finished")},
-        "outcome_fields": fields,
-        "outcome_nested": nested,
-        "texts": texts.values,
-        "marks": [list(m) for m in marks.values],
-        "cells": [[list(part) for part in c] for c in cells.values],
-        "rows": [[k, label, group, list(c)] for k, label, group, c in rows.values],
-        "legend": [list(e) for e in legend.values],
-        "outcomes": [_thaw(o) for o in outcomes.values],
-        "grids": [_thaw(g) for g in lanes.values],
+        "outcome_fields": encoder.fields,
+        "outcome_nested": encoder.nested,
+        **encoder.tables(),
         "runs": encoded_runs,
         "presets": presets(),
-    }
+    }  # fmt: skip
 
 
 def decode(data: dict[str, Any]) -> list[dict[str, Any]]:

@@ -245,6 +245,82 @@ def truncated(trace: Trace, until: int) -> Trace:
     )
 
 
+#: event kind -> (text, class, legend key, what it changes in the lifeline) of the mark an
+#: attempt's own event draws on its lifeline; class "" is its working class ("running", or
+#: "stale" while it works on with a superseded token, fencing off)
+LIFELINE_MARKS: dict[Kind, tuple[str, str, str, dict[str, bool]]] = {
+    Kind.SENT: ("post", "", "post", {}),
+    Kind.WOKE: ("wake", "", "wake", {"silent": False}),
+    Kind.UNKNOWN: ("UNK", "unknown", "unknown", {"unknown": True}),
+    Kind.FENCED: ("fenced", "rejected", "fenced", {"ended": True}),
+    Kind.STOPPED: ("stop", "refused", "stopped", {"ended": True}),
+    Kind.DIED: ("died", "died", "died", {"silent": True}),
+    Kind.DONE: ("done", "done", "done", {"ended": True}),
+}
+
+#: the legend keys of the marks that end an attempt
+ENDINGS = ("fenced", "stopped", "died", "done")
+
+
+@dataclass(slots=True)
+class _Lifeline:
+    """One admitted attempt's row: its owner token and what it shows between its events."""
+
+    token: int
+    ended: bool = False
+    silent: bool = False
+    unknown: bool = False
+
+    def act(self, e: Event, index: int, epoch: int, marks: list[tuple[Mark, int | None]]) -> None:
+        """Append the mark the attempt's own event `e` draws (a mark with no text: the event
+        is drawn in another row and listed here too)."""
+        d = e.detail
+        work = "stale" if self.token < epoch else "running"
+        if e.kind is Kind.COMPUTED:
+            marks.append((Mark(f"s{d['step']}", work, "step"), index))
+        elif e.kind is Kind.WRITE and d["record"] == "candidate" and d["applied"]:
+            marks.append((Mark("asm", work, "assemble"), index))
+        elif e.kind is Kind.SILENT:
+            self.silent = True
+            _fall_silent(marks, index)
+        elif e.kind in LIFELINE_MARKS:
+            text, cls, legend, flags = LIFELINE_MARKS[e.kind]
+            for name, value in flags.items():
+                setattr(self, name, value)
+            marks.append((Mark(text, cls or work, legend), index))
+        else:
+            marks.append((Mark("", "", ""), index))
+
+    def between(self) -> Mark:
+        """The mark of a tick without events of its own (while not ended)."""
+        if self.unknown:
+            return Mark("?", "unknown", "still-unknown")
+        if self.silent:
+            return Mark("…", "silent", "silent")
+        return Mark("·", "waiting", "waiting")
+
+
+def _fall_silent(marks: list[tuple[Mark, int | None]], index: int) -> None:
+    """Falling silent: right after a step it turns that step's mark into "s2…"."""
+    if marks and marks[-1][0].legend == "step":
+        prev, at = marks[-1]
+        marks[-1] = (Mark(prev.text + "…", "silent", "silent"), at)
+        marks.append((Mark("", "silent", "silent"), index))
+    else:
+        marks.append((Mark("…", "silent", "silent"), index))
+
+
+def _kept(did: list[tuple[Mark, int | None]]) -> list[tuple[Mark, int | None]]:
+    """The marks an attempt's cell draws of what it did in a tick."""
+    kept = [(m, at) for m, at in did if m.text]
+    if any(m.legend in ENDINGS for m, _ in kept):
+        # the end of the attempt says what became of its last action
+        kept = [(m, at) for m, at in kept if m.text not in ("asm", "post", "wake")]
+    if not kept:  # only events drawn in other rows (restores, writes)
+        kept = [(Mark("·", "waiting", "waiting"), None)]
+    return kept
+
+
 class _Builder:
     def __init__(self, trace: Trace, until: int | None) -> None:
         self.trace = trace
@@ -342,85 +418,34 @@ class _Builder:
         by_tick: dict[int, list[tuple[int, Event]]] = {}
         for i, e in self.events:
             by_tick.setdefault(e.tick, []).append((i, e))
-        state: dict[int, dict[str, Any]] = {}
+        lifelines: dict[int, _Lifeline] = {}
         for t in self.ticks:
             acted: dict[int, list[tuple[Mark, int | None]]] = {}
             for i, e in by_tick.get(t, []):
-                d = e.detail
-                n = e.attempt
-                if e.kind in (Kind.ACCEPTED, Kind.REFUSED):
-                    n = d["producer"]
+                n = e.detail["producer"] if e.kind in (Kind.ACCEPTED, Kind.REFUSED) else e.attempt
                 if n is None:
                     continue
                 if e.kind is Kind.ADMITTED:
-                    epoch = d["token"]
-                    admitted.append((n, d["token"]))
-                    state[n] = {"token": d["token"], "ended": False, "silent": False, "unknown": False}
-                    acted.setdefault(n, []).append((Mark(f"T{d['token']}", "admitted", "admitted"), i))
-                    continue
-                s = state.get(n)
-                if s is None:
-                    continue
-                # an attempt working on with a superseded token (fencing off) is drawn "stale"
-                work = "stale" if s["token"] < epoch else "running"
-                marks = acted.setdefault(n, [])
-                if e.kind is Kind.COMPUTED:
-                    marks.append((Mark(f"s{d['step']}", work, "step"), i))
-                elif e.kind is Kind.WRITE and d["record"] == "candidate" and d["applied"]:
-                    marks.append((Mark("asm", work, "assemble"), i))
-                elif e.kind is Kind.SENT:
-                    marks.append((Mark("post", work, "post"), i))
-                elif e.kind is Kind.WOKE:
-                    s["silent"] = False
-                    marks.append((Mark("wake", work, "wake"), i))
-                elif e.kind is Kind.SILENT:
-                    s["silent"] = True
-                    if marks and marks[-1][0].legend == "step":
-                        prev, at = marks[-1]
-                        marks[-1] = (Mark(prev.text + "…", "silent", "silent"), at)
-                        marks.append((Mark("", "silent", "silent"), i))
-                    else:
-                        marks.append((Mark("…", "silent", "silent"), i))
-                elif e.kind is Kind.UNKNOWN:
-                    s["unknown"] = True
-                    marks.append((Mark("UNK", "unknown", "unknown"), i))
-                elif e.kind is Kind.FENCED:
-                    s["ended"] = True
-                    marks.append((Mark("fenced", "rejected", "fenced"), i))
-                elif e.kind is Kind.STOPPED:
-                    s["ended"] = True
-                    marks.append((Mark("stop", "refused", "stopped"), i))
-                elif e.kind is Kind.DIED:
-                    s["silent"] = True
-                    marks.append((Mark("died", "died", "died"), i))
-                elif e.kind is Kind.DONE:
-                    s["ended"] = True
-                    marks.append((Mark("done", "done", "done"), i))
-                else:
-                    marks.append((Mark("", "", ""), i))  # drawn in another row; listed here too
-            for n, s in state.items():
-                row = f"attempt:{n}"
-                did = acted.get(n)
-                if did:
-                    kept = [(m, at) for m, at in did if m.text]
-                    if any(m.legend in ("fenced", "stopped", "died", "done") for m, _ in kept):
-                        # the end of the attempt says what became of its last action
-                        kept = [(m, at) for m, at in kept if m.text not in ("asm", "post", "wake")]
-                    if not kept:  # only events drawn in other rows (restores, writes)
-                        kept = [(Mark("·", "waiting", "waiting"), None)]
-                    for m, at in kept:
-                        self.add(row, t, m, at)
-                    for _, at in did:
-                        if at is not None:
-                            self.note(row, t, at)
-                elif not s["ended"]:
-                    if s["unknown"]:
-                        self.add(row, t, Mark("?", "unknown", "still-unknown"), None)
-                    elif s["silent"]:
-                        self.add(row, t, Mark("…", "silent", "silent"), None)
-                    else:
-                        self.add(row, t, Mark("·", "waiting", "waiting"), None)
+                    epoch = e.detail["token"]
+                    admitted.append((n, epoch))
+                    lifelines[n] = _Lifeline(epoch)
+                    acted.setdefault(n, []).append((Mark(f"T{epoch}", "admitted", "admitted"), i))
+                elif n in lifelines:
+                    lifelines[n].act(e, i, epoch, acted.setdefault(n, []))
+            for n, lifeline in lifelines.items():
+                self.lifeline_cell(f"attempt:{n}", t, lifeline, acted.get(n))
         return admitted
+
+    def lifeline_cell(self, row: str, t: int, lifeline: _Lifeline, did: list[tuple[Mark, int | None]] | None) -> None:
+        """An attempt's cell at tick `t`: what it did there, else what it is between its events."""
+        if did:
+            for m, at in _kept(did):
+                self.add(row, t, m, at)
+            for _, at in did:
+                if at is not None:
+                    self.note(row, t, at)
+        elif not lifeline.ended:
+            self.add(row, t, lifeline.between(), None)
 
     def journal_mark(self, step: list[Any], d: dict[str, Any], index: int) -> tuple[Mark, tuple[str, ...]]:
         version = self.read_version.get(step[1])
