@@ -142,7 +142,7 @@ def reference_at_risk(trace: Trace) -> set[str]:
             content = tuple(d["content"])
         elif kind is Kind.NEWSLETTER:
             started = e.tick
-        # the newsletter gate reads the state at the end of each tick (SPEC 5.3 b comes after
+        # the newsletter gate reads the state at the end of each tick (docs/model.md §5.3 b comes after
         # assessment, and nothing later in a tick writes candidates or acceptances)
         end_of_tick = i + 1 == count or events[i + 1].tick != e.tick
         if end_of_tick and e.tick >= ready and (started is None or started == e.tick):

@@ -175,7 +175,7 @@ def _definitions(s: dict[str, Any], example: Example) -> list[str]:
         "## Definitions",
         "",
         "- **Run id**: 1..864 in the order of the product of the switches "
-        f"({', '.join(s['order'])}), each switch's values in SPEC.md order, first value first. "
+        f"({', '.join(s['order'])}), each switch's values in the order of docs/model.md §8, first value first. "
         "Run 1 is the worked example with every protection on. Every run has `gate=fail-open`.",
         "- **Event combination**: (" + ", ".join(s["events"]) + "), 12 in all: what happens to "
         "the work. Checkpoints are a cost lever, reported as cost, not as a protection.",
