@@ -50,10 +50,11 @@ from sim import properties
 from sim.engine import run_world
 from sim.engine.world import Consult, Position, World
 from sim.errors import SimError, SwitchError
+from sim.events import PLANNED
 from sim.faults import KINDS, Fault, Moment, check_order
 from sim.faults import describe as describe_list
-from sim.events import PLANNED
 from sim.files import atomic_write
+from sim.limits import MAX_CHECK_FAULTS
 from sim.run import counterexample
 from sim.schedule import Schedule
 from sim.switches import (
@@ -95,8 +96,8 @@ class CheckBound:
     horizon: int = DEFAULT_HORIZON
 
     def __post_init__(self) -> None:
-        if self.max_faults < 0:
-            raise BoundError(f"--max-faults: {self.max_faults} must be 0 or more")
+        if not 0 <= self.max_faults <= MAX_CHECK_FAULTS:
+            raise BoundError(f"--max-faults: {self.max_faults} is outside 0..{MAX_CHECK_FAULTS}")
         if not 1 <= self.horizon < SETTING.horizon:
             raise BoundError(f"--horizon: {self.horizon} is outside 1..{SETTING.horizon - 1}")
 

@@ -34,17 +34,37 @@ def main(argv: list[str] | None = None) -> int:
     except click.exceptions.Exit as exc:
         return exc.exit_code
     except click.ClickException as exc:
-        exc.show()
-        return 2
+        return _error(_click_message(exc))
     except click.Abort:
         click.echo("sim: interrupted", err=True)
         return 130
     except SimError as exc:
-        click.echo(f"sim: error: {exc}", err=True)
-        return 2
+        return _error(str(exc))
     except BrokenPipeError:
         return 0
+    except RecursionError:
+        return _error("the input is nested too deeply to read")
+    except MemoryError:
+        return _error("out of memory: the input asks for more than this machine holds")
+    except Exception as exc:  # noqa: BLE001 (a bug: one line, not a traceback; exit 1, never 2)
+        click.echo(f"sim: internal error (a bug in sim, please report it): {type(exc).__name__}: {exc}"[:500], err=True)
+        return 1
     return result if isinstance(result, int) else 0
+
+
+def _error(message: str) -> int:
+    """Bad input: one line on stderr, exit 2."""
+    line = " ".join(message.split())
+    click.echo(f"sim: error: {line[:1000]}", err=True)
+    return 2
+
+
+def _click_message(exc: click.ClickException) -> str:
+    """Click's error as one line, prefixed with the command it is about (its usage block and
+    "Try --help" lines are dropped; "did you mean" stays in the message)."""
+    ctx = getattr(exc, "ctx", None)
+    where = f"{ctx.command_path}: " if ctx is not None and ctx.command_path != "sim" else ""
+    return where + exc.format_message()
 
 
 if __name__ == "__main__":  # pragma: no cover

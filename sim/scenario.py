@@ -15,6 +15,10 @@ Named scenarios live in the `scenarios/` folder of the project (installed as the
 from __future__ import annotations
 
 import dataclasses
+import difflib
+import errno
+import os
+import stat
 import tomllib
 from dataclasses import dataclass, field
 from importlib import resources
@@ -23,7 +27,9 @@ from typing import Any
 
 from sim.errors import ScenarioError, ScheduleError, SimError
 from sim.faults import KINDS, by_key
+from sim.limits import MAX_DEPTH, MAX_FILE_BYTES, MAX_INT, MAX_LIST, MAX_NAME, MAX_TEXT, quote
 from sim.outcome import FIELDS as OUTCOME_FIELDS
+from sim.properties import NAMES as INVARIANT_NAMES
 from sim.schedule import Schedule, worked_example
 from sim.switches import SWITCHES, Switches, parse_value
 
@@ -31,6 +37,7 @@ TOP_KEYS = ("description", "switches", "schedule", "expect")
 SCALARS = ("sections", "first_token", "heartbeat_limit", "newsletter_ready", "horizon")
 EXPECT_KEYS = tuple(name for name in OUTCOME_FIELDS if name != "horizon_reached")
 NEWSLETTER_KEYS = ("start_tick", "digest", "quoted_revenue")
+
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,36 +72,90 @@ def names() -> list[str]:
 
 def load(name_or_path: str) -> Scenario:
     """A named scenario, or a scenario file by path."""
+    if len(name_or_path) > MAX_NAME or "\x00" in name_or_path:
+        raise ScenarioError(f"scenario {quote(name_or_path)}: not a scenario name or path (at most {MAX_NAME} characters, no NUL)")
     path = Path(name_or_path)
-    if path.suffix == ".toml" or path.exists() or "/" in name_or_path:
-        if not path.is_file():
-            raise ScenarioError(f"{name_or_path}: no such scenario file")
-        return parse(path.read_text(encoding="utf-8"), str(path), path.stem)
+    if path.suffix == ".toml" or "/" in name_or_path or _exists(path):
+        return parse(read_text(path, name_or_path), name_or_path, path.stem)
     candidate = scenarios_dir() / f"{name_or_path}.toml"
-    if not candidate.is_file():
+    if not _is_file(candidate):
+        close = difflib.get_close_matches(name_or_path, names(), n=1)
+        hint = f"did you mean {close[0]!r}? " if close else ""
         raise ScenarioError(
-            f"unknown scenario {name_or_path!r}; named scenarios: {', '.join(names())} "
+            f"unknown scenario {quote(name_or_path)}; {hint}named scenarios: {', '.join(names())} "
             "(or give a path to a .toml file)"
         )
-    return parse(candidate.read_text(encoding="utf-8"), f"scenarios/{candidate.name}", name_or_path)
+    return parse(read_text(candidate, f"scenarios/{candidate.name}"), f"scenarios/{candidate.name}", name_or_path)
+
+
+def _exists(path: Path) -> bool:
+    try:
+        return path.exists()
+    except OSError:
+        return False
+
+
+def _is_file(path: Path) -> bool:
+    try:
+        return path.is_file()
+    except OSError:
+        return False
+
+
+def read_text(path: Path, shown: str) -> str:
+    """A scenario file's text: a regular file of at most MAX_FILE_BYTES, strict UTF-8."""
+    try:
+        info = os.stat(path)
+    except OSError as exc:
+        raise ScenarioError(f"{shown}: {_os_reason(exc)}") from None
+    if stat.S_ISDIR(info.st_mode):
+        raise ScenarioError(f"{shown}: is a folder, not a scenario file")
+    if not stat.S_ISREG(info.st_mode):
+        raise ScenarioError(f"{shown}: not a regular file (a FIFO, device or socket); give a .toml file")
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(MAX_FILE_BYTES + 1)
+    except OSError as exc:
+        raise ScenarioError(f"{shown}: cannot be read: {_os_reason(exc)}") from None
+    if len(data) > MAX_FILE_BYTES:
+        raise ScenarioError(f"{shown}: larger than {MAX_FILE_BYTES:,} bytes; a scenario file is a few lines of TOML")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ScenarioError(f"{shown}: not UTF-8 text (byte {exc.start} is {data[exc.start]:#04x}); a scenario file is UTF-8 TOML") from None
+
+
+def _os_reason(exc: OSError) -> str:
+    reasons = {
+        errno.ENOENT: "no such scenario file",
+        errno.EACCES: "permission denied",
+        errno.EPERM: "permission denied",
+        errno.ENAMETOOLONG: "file name too long",
+        errno.ELOOP: "a loop of symbolic links",
+        errno.ENOTDIR: "a part of the path is not a folder",
+        errno.EISDIR: "is a folder, not a scenario file",
+    }
+    return reasons.get(exc.errno or 0, exc.strerror or type(exc).__name__)
 
 
 def parse(text: str, source: str, name: str) -> Scenario:
+    """A scenario from its TOML text; every problem is a ScenarioError naming `source` and the key."""
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ScenarioError(f"{source}: not valid TOML: {exc}") from None
+    except RecursionError:
+        raise ScenarioError(f"{source}: tables or arrays nested too deeply (at most {MAX_DEPTH} levels)") from None
+    _check_depth(data, source)
     _only(data, TOP_KEYS, source, "")
     description = data.get("description", "")
-    if not isinstance(description, str):
-        raise ScenarioError(f"{source}: description: expected a string")
+    if not isinstance(description, str) or len(description) > MAX_TEXT:
+        raise ScenarioError(f"{source}: description: expected a string of at most {MAX_TEXT:,} characters, got {quote(description)}")
     raw_switches = _table(data, "switches", source)
     values: dict[str, Any] = {}
     for key, value in raw_switches.items():
         if key not in SWITCHES:
-            raise ScenarioError(
-                f"{source}: switches.{key}: unknown switch; switches are: {', '.join(SWITCHES)}"
-            )
+            raise ScenarioError(f"{source}: switches.{key}: unknown switch; switches are: {', '.join(SWITCHES)}")
         try:
             values[key] = parse_value(key, value, f"{source}: switches.{key}")
         except SimError as exc:
@@ -107,6 +168,21 @@ def parse(text: str, source: str, name: str) -> Scenario:
     return Scenario(name, description.strip(), switches, overrides, expect, source)
 
 
+def _check_depth(data: Any, source: str) -> None:
+    """Tables and arrays nest at most MAX_DEPTH levels (checked without recursion)."""
+    stack: list[tuple[Any, int]] = [(data, 0)]
+    while stack:
+        value, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise ScenarioError(f"{source}: tables or arrays nested too deeply (at most {MAX_DEPTH} levels)")
+        if isinstance(value, dict):
+            stack.extend((v, depth + 1) for v in value.values())
+        elif isinstance(value, list):
+            if len(value) > MAX_LIST:
+                raise ScenarioError(f"{source}: a list of {len(value):,} entries; at most {MAX_LIST} are allowed")
+            stack.extend((v, depth + 1) for v in value)
+
+
 def build_schedule(switches: Switches, overrides: dict[str, Any], source: str) -> Schedule:
     """The worked example's schedule for these switches, with the file's overrides applied:
     a scalar replaces the constant, a fault kind's list replaces that kind's faults."""
@@ -116,8 +192,10 @@ def build_schedule(switches: Switches, overrides: dict[str, Any], source: str) -
     for key in SCALARS:
         if key in overrides:
             value = overrides[key]
-            if not isinstance(value, int) or isinstance(value, bool):
-                raise ScenarioError(f"{source}: schedule.{key}: expected an integer, got {value!r}")
+            if not isinstance(value, int) or isinstance(value, bool) or abs(value) > MAX_INT:
+                raise ScenarioError(
+                    f"{source}: schedule.{key}: expected an integer up to {MAX_INT:,}, got {quote(value)}"
+                )
             changes[key] = value
     faults = list(base.faults)
     for key, items in overrides.items():
@@ -125,12 +203,14 @@ def build_schedule(switches: Switches, overrides: dict[str, Any], source: str) -
         if kind is None:
             continue
         if not isinstance(items, list):
-            raise ScenarioError(f"{source}: schedule.{key}: expected a list of tables")
+            raise ScenarioError(f"{source}: schedule.{key}: expected a list of tables, found {quote(items)}")
         faults = [f for f in faults if type(f) is not kind]
         for i, item in enumerate(items):
             where = f"schedule.{key}[{i}]"
             if not isinstance(item, dict):
-                raise ScenarioError(f"{source}: {where}: expected a table like {{{', '.join(kind.fields)}}}")
+                raise ScenarioError(
+                    f"{source}: {where}: expected a table like {{{', '.join(kind.fields)}}}, found {quote(item)}"
+                )
             _only(item, kind.fields, source, where + ".")
             faults.append(kind.parse(item, f"{source}: {where}"))
     try:
@@ -141,31 +221,79 @@ def build_schedule(switches: Switches, overrides: dict[str, Any], source: str) -
         raise ScenarioError(f"{source}: schedule: {exc}") from None
 
 
+# -- the [expect] table's schema: each outcome field's allowed values ----------------------
+def _is_count(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= MAX_INT
+
+
+def _is_tick(v: Any) -> bool:
+    return v == "null" or _is_count(v)
+
+
+def _is_text(v: Any) -> bool:
+    return isinstance(v, str) and len(v) <= MAX_TEXT
+
+
+#: outcome field -> (what it allows, in words; the check)
+EXPECT_SCHEMA: dict[str, tuple[str, Any]] = {
+    "model_calls": ("a whole number", _is_count),
+    "model_calls_by_attempt": ("a list of whole numbers", lambda v: isinstance(v, list) and all(map(_is_count, v))),
+    "steps_restored": ("a whole number", _is_count),
+    "stale_writes_rejected": ("a whole number", _is_count),
+    "stale_writes_applied": ("a whole number", _is_count),
+    "posts_applied": ("a whole number", _is_count),
+    "first_accepted_tick": ('a tick or "null"', _is_tick),
+    "confirmed_tick": ('a tick or "null"', _is_tick),
+    "newsletter": ("a table {start_tick, digest, quoted_revenue}", lambda v: isinstance(v, dict)),
+    "violations": ("a list of {invariant = name, tick = N}", lambda v: isinstance(v, list)),
+    "finished": ("true or false", lambda v: isinstance(v, bool)),
+    "last_tick": ("a tick", _is_count),
+}
+NEWSLETTER_SCHEMA: dict[str, tuple[str, Any]] = {
+    "start_tick": ('a tick or "null"', _is_tick),
+    "digest": ('a digest id such as "d2", or "null"', _is_text),
+    "quoted_revenue": ('a figure such as "4.7", or "null"', _is_text),
+}
+
+
 def _check_expect(expect: dict[str, Any], source: str) -> None:
     _only(expect, EXPECT_KEYS, source, "expect.")
+    _check_schema(expect, EXPECT_SCHEMA, source, "expect.")
     letter = expect.get("newsletter")
     if letter is not None:
-        if not isinstance(letter, dict):
-            raise ScenarioError(f"{source}: expect.newsletter: expected a table")
         _only(letter, NEWSLETTER_KEYS, source, "expect.newsletter.")
-    for item in expect.get("violations", []):
-        if not isinstance(item, dict) or set(item) != {"invariant", "tick"}:
+        _check_schema(letter, NEWSLETTER_SCHEMA, source, "expect.newsletter.")
+    for i, item in enumerate(expect.get("violations", [])):
+        if (
+            not isinstance(item, dict)
+            or set(item) != {"invariant", "tick"}
+            or item["invariant"] not in INVARIANT_NAMES
+            or not _is_count(item["tick"])
+        ):
             raise ScenarioError(
-                f"{source}: expect.violations: each entry must be {{invariant = name, tick = N}}"
+                f"{source}: expect.violations[{i}]: found {quote(item)}; each entry must be "
+                f"{{invariant = name, tick = N}} with name one of {', '.join(INVARIANT_NAMES)}"
             )
+
+
+def _check_schema(table: dict[str, Any], schema: dict[str, tuple[str, Any]], source: str, prefix: str) -> None:
+    for key, value in table.items():
+        allowed, ok = schema[key]
+        if not ok(value):
+            raise ScenarioError(f"{source}: {prefix}{key}: found {quote(value)}; allowed: {allowed}")
 
 
 def _table(data: dict[str, Any], key: str, source: str) -> dict[str, Any]:
     value = data.get(key, {})
     if not isinstance(value, dict):
-        raise ScenarioError(f"{source}: {key}: expected a table [{key}]")
+        raise ScenarioError(f"{source}: {key}: expected a table [{key}], found {quote(value)}")
     return value
 
 
 def _only(data: dict[str, Any], allowed: tuple[str, ...], source: str, prefix: str) -> None:
     for key in data:
         if key not in allowed:
-            raise ScenarioError(f"{source}: {prefix}{key}: unknown key; allowed: {', '.join(allowed)}")
+            raise ScenarioError(f"{source}: {prefix}{quote(key)[1:-1]}: unknown key; allowed: {', '.join(allowed)}")
 
 
 # -- comparing an outcome with [expect] ---------------------------------------------------

@@ -18,6 +18,7 @@ from typing import TypeVar
 
 from sim.errors import ScheduleError
 from sim.faults import KINDS, Fault, canonical
+from sim.limits import MAX_HORIZON
 from sim.switches import Change, PostDeath, Silent, Switches
 
 F = TypeVar("F", bound=Fault)
@@ -62,8 +63,8 @@ class Schedule:
             raise ScheduleError(f"heartbeat_limit: {self.heartbeat_limit} must be at least 1")
         if self.newsletter_ready < 0:
             raise ScheduleError(f"newsletter_ready: negative tick {self.newsletter_ready}")
-        if self.horizon < 1:
-            raise ScheduleError(f"horizon: {self.horizon} must be at least 1")
+        if not 1 <= self.horizon <= MAX_HORIZON:
+            raise ScheduleError(f"horizon: {self.horizon} is outside 1..{MAX_HORIZON}")
         for kind in KINDS:
             kind.validate(self.of(kind), self)
         spots: dict[tuple[int, ...], Fault] = {}

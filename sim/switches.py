@@ -15,6 +15,7 @@ from enum import Enum
 from typing import Any, Iterator
 
 from sim.errors import SwitchError
+from sim.limits import quote
 
 
 class Silent(Enum):
@@ -146,12 +147,12 @@ def parse_value(name: str, value: object, source: str) -> Enum:
     """The Enum member named by `value` for switch `name`, or a SwitchError naming both."""
     enum = SWITCHES.get(name)
     if enum is None:
-        raise SwitchError(f"{source}: unknown switch {name!r}; switches are: {', '.join(SWITCHES)}")
+        raise SwitchError(f"{source}: unknown switch {quote(name)}; switches are: {', '.join(SWITCHES)}")
     for member in enum:
         if member.value == value:
             return member
     allowed = ", ".join(m.value for m in enum)
-    raise SwitchError(f"{source}: switch {name!r} has no value {value!r}; allowed: {allowed}")
+    raise SwitchError(f"{source}: switch {name!r} has no value {quote(value)}; allowed: {allowed}")
 
 
 def parse_assignments(pairs: tuple[str, ...] | list[str], source: str = "--set") -> dict[str, str]:
@@ -160,7 +161,7 @@ def parse_assignments(pairs: tuple[str, ...] | list[str], source: str = "--set")
     for pair in pairs:
         name, sep, value = pair.partition("=")
         if not sep:
-            raise SwitchError(f"{source}: expected name=value, got {pair!r}")
+            raise SwitchError(f"{source}: expected name=value, got {quote(pair)}")
         name = name.strip()
         parse_value(name, value.strip(), source)
         out[name] = value.strip()

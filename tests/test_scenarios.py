@@ -115,5 +115,5 @@ def test_bad_scenario_files_name_the_file_and_the_key(text: str, message: str) -
 
 
 def test_unknown_scenario_name_lists_the_named_ones() -> None:
-    with pytest.raises(ScenarioError, match="unknown scenario 'mian'; named scenarios: .*main"):
+    with pytest.raises(ScenarioError, match=r"unknown scenario 'mian'; did you mean 'main'\? named scenarios: .*main"):
         scenarios.load("mian")

@@ -16,6 +16,7 @@ from tabulate import tabulate  # type: ignore[import-untyped]
 from sim import check as checker
 from sim.commands.common import emit_json, set_option
 from sim.files import atomic_write
+from sim.limits import MAX_CHECK_FAULTS
 from sim.properties import verdict
 from sim.switches import FAULT_SWITCHES, Checkpoints, parse_assignments
 
@@ -23,8 +24,8 @@ DEFAULT_OUT = Path("reports/counterexamples/check")
 
 
 @click.command()
-@click.option("--max-faults", "-k", type=click.IntRange(0), default=checker.DEFAULT_MAX_FAULTS,
-              show_default=True, help="The most faults in one schedule.")  # fmt: skip
+@click.option("--max-faults", "-k", type=click.IntRange(0, MAX_CHECK_FAULTS), default=checker.DEFAULT_MAX_FAULTS,
+              show_default=True, help=f"The most faults in one schedule (0..{MAX_CHECK_FAULTS}).")  # fmt: skip
 @click.option("--horizon", "-t", type=click.IntRange(1, checker.SETTING.horizon - 1),
               default=checker.DEFAULT_HORIZON, show_default=True,
               help="Every fault takes effect (and every pause wakes) at a tick <= this.")  # fmt: skip

@@ -20,6 +20,7 @@ from sim.explore import (
 from sim.explore import (
     explore as run_search,
 )
+from sim.limits import MAX_EXAMPLES, MAX_EXPLORE_FAULTS
 from sim.properties import BY_NAME, SAFETY
 from sim.switches import for_own_schedules, parse_assignments
 
@@ -27,12 +28,12 @@ DEFAULT_OUT = Path("reports/counterexamples")
 
 
 @click.command()
-@click.option("--examples", "-n", type=click.IntRange(min=0), default=10_000, show_default=True,
+@click.option("--examples", "-n", type=click.IntRange(0, MAX_EXAMPLES), default=10_000, show_default=True,
               help="How many schedules to draw, run and check.")  # fmt: skip
 @click.option("--seed", type=click.IntRange(min=0), default=None,
               help="Seed of the search (default: a fresh one, printed so the run can be repeated).")  # fmt: skip
 @set_option
-@click.option("--max-faults", type=click.IntRange(min=0, max=12), default=ExploreBounds().max_faults, show_default=True,
+@click.option("--max-faults", type=click.IntRange(0, MAX_EXPLORE_FAULTS), default=ExploreBounds().max_faults, show_default=True,
               help="At most this many faults per schedule.")  # fmt: skip
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=DEFAULT_OUT, show_default=True,
               help="Folder the shrunk counterexamples are written to.")  # fmt: skip

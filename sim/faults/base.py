@@ -30,6 +30,7 @@ from enum import Enum
 from typing import Any, ClassVar, Protocol, TypeVar
 
 from sim.errors import ScenarioError
+from sim.limits import MAX_INT, quote
 
 T = TypeVar("T")
 
@@ -158,7 +159,9 @@ def integer_field(item: dict[str, Any], name: str, where: str, default: int | No
         return default
     value = item[name]
     if not isinstance(value, int) or isinstance(value, bool):
-        raise ScenarioError(f"{where}.{name}: expected an integer, got {value!r}")
+        raise ScenarioError(f"{where}.{name}: expected an integer, got {quote(value)}")
+    if abs(value) > MAX_INT:
+        raise ScenarioError(f"{where}.{name}: {quote(value)} is out of range; allowed: integers up to {MAX_INT:,}")
     return value
 
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sim.errors import ScenarioError, ScheduleError
+from sim.limits import quote
 from sim.faults.base import (
     Bounds,
     Choices,
@@ -57,7 +58,7 @@ class ReportChange(Fault):
     def parse(cls, item: dict[str, Any], where: str) -> ReportChange:
         sections = item.get("sections", [2])
         if not isinstance(sections, list) or not all(isinstance(s, int) and not isinstance(s, bool) for s in sections):
-            raise ScenarioError(f"{where}.sections: expected a list of section numbers")
+            raise ScenarioError(f"{where}.sections: expected a list of section numbers, found {quote(sections)}")
         at = integer_field(item, "at", where)
         assert at is not None
         return cls(at=at, sections=tuple(sections))

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sim.errors import ScenarioError, ScheduleError
+from sim.limits import quote
 from sim.faults.base import (
     Bounds,
     Choices,
@@ -49,7 +50,7 @@ class PosterDeath(Fault):
         point = item.get("point", PostPoint.AFTER_SEND.value)
         allowed = [p.value for p in PostPoint]
         if point not in allowed:
-            raise ScenarioError(f"{where}.point: {point!r} is not a death point; allowed: {', '.join(allowed)}")
+            raise ScenarioError(f"{where}.point: {quote(point)} is not a death point; allowed: {', '.join(allowed)}")
         nth = integer_field(item, "nth", where, default=1)
         assert nth is not None
         return cls(point=PostPoint(point), nth=nth)
