@@ -38,6 +38,8 @@ array, like TLC's fingerprint set).
 from __future__ import annotations
 
 import heapq
+import os
+import stat
 from array import array
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
@@ -53,7 +55,6 @@ from sim.errors import SimError, SwitchError
 from sim.events import PLANNED
 from sim.faults import KINDS, Fault, Moment, check_order
 from sim.faults import describe as describe_list
-from sim.files import atomic_write
 from sim.limits import MAX_CHECK_FAULTS
 from sim.run import counterexample
 from sim.schedule import Schedule
@@ -70,6 +71,8 @@ from sim.trace import Event, Kind, Trace
 #: the default bound: `sim check --max-faults 2 --protections each` takes a few minutes.
 DEFAULT_MAX_FAULTS = 2
 DEFAULT_HORIZON = 12
+#: how a counterexample file's description starts (what tells `sim check`'s files from others)
+COUNTEREXAMPLE_MARK = "sim check counterexample:"
 
 #: the properties `sim check` judges: the invariants, and that every recorded intent is
 #: confirmed by the end of the run (`finished` is the outcome's, and is not judged here)
@@ -505,18 +508,35 @@ def base_switches(values: dict[str, str]) -> Switches:
 
 
 # -- counterexamples as scenario files ---------------------------------------------------------------
-def counterexample_file(result: Result, example: Counterexample, out: Path) -> Path:
-    """Write the counterexample as a replayable scenario with its expected figures."""
-    schedule = example.schedule
+def counterexample_name(result: Result, example: Counterexample) -> str:
+    """The counterexample's file name: `<protections>.<checkpoints>.<invariant>.toml`."""
+    return f"{result.protections}.{result.checkpoints}.{example.invariant}.toml"
+
+
+def counterexample_text(result: Result, example: Counterexample) -> str:
+    """The counterexample as a replayable scenario with its expected figures."""
     description = (
-        f"sim check counterexample: {example.invariant} breaks at t{example.tick} with "
+        f"{COUNTEREXAMPLE_MARK} {example.invariant} breaks at t{example.tick} with "
         f"{result.protections} ({result.checkpoints} checkpoints), a shortest schedule within the "
         f"bound: {example.describe()}. The [schedule] lists replace the worked example's faults."
     )
-    path = out / f"{result.protections}.{result.checkpoints}.{example.invariant}.toml"
-    out.mkdir(parents=True, exist_ok=True)
-    atomic_write(path, counterexample(description, result.switches, schedule))
-    return path
+    return counterexample(description, result.switches, example.schedule)
+
+
+def is_counterexample_file(path: Path) -> bool:
+    """Whether `path` is a counterexample file `sim check` wrote (a regular file, never
+    followed if a symlink, whose first line is the description this module writes)."""
+    if path.suffix != ".toml":
+        return False
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return False
+    with os.fdopen(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+            return False
+        first = handle.read(len(COUNTEREXAMPLE_MARK) + len('description = "'))
+    return first == ('description = "' + COUNTEREXAMPLE_MARK).encode("utf-8")
 
 
 __all__ = [
@@ -533,8 +553,10 @@ __all__ = [
     "check",
     "children",
     "configurations",
-    "counterexample_file",
+    "counterexample_name",
+    "counterexample_text",
     "fingerprint",
+    "is_counterexample_file",
     "run_job",
     "schedule_of",
 ]

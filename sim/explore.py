@@ -37,7 +37,7 @@ from sim.errors import ScheduleError, SimError
 from sim.faults import KINDS, Choices, Fault
 from sim.faults import describe as describe_list
 from sim.faults.base import toward
-from sim.files import atomic_write
+from sim.files import OutError, write_out
 from sim.run import counterexample, simulate
 from sim.schedule import Schedule
 from sim.switches import PROTECTIONS, Switches
@@ -428,9 +428,13 @@ def describe_faults(s: Schedule) -> str:
 
 
 def write_counterexample(path: Path, description: str, switches: Switches, schedule: Schedule) -> None:
-    """Write the scenario file with its full outcome as [expect], atomically (Ctrl-C safe)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write(path, counterexample(description, switches, schedule))
+    """Write the scenario file with its full outcome as [expect], atomically (Ctrl-C and kill
+    safe); a folder that cannot take it is a one-line `OutError`."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise OutError(f"--out {path.parent}: cannot create the folder ({exc.strerror or exc})") from None
+    write_out(path, counterexample(description, switches, schedule))
 
 
 ExploreProgress = Callable[[int, int, float, int], None]  # (runs, examples, seconds, findings)

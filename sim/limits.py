@@ -8,7 +8,6 @@ tools' defaults need, and low enough that no accepted input runs for long or fil
 from __future__ import annotations
 
 import json
-import os
 
 #: a scenario file is read whole, up to this many bytes
 MAX_FILE_BYTES = 1 << 20
@@ -30,17 +29,10 @@ MAX_CHECK_FAULTS = 6
 MAX_EXPLORE_FAULTS = 12
 #: `sim explore --examples` at most
 MAX_EXAMPLES = 100_000_000
+#: worker processes at most, per CPU (`sim.workers.MAX_WORKERS`)
+WORKERS_PER_CPU = 4
 #: a value quoted in an error message is cut to this many characters
 MAX_QUOTE = 60
-
-
-def max_workers() -> int:
-    """Worker processes at most: four per CPU this process may use."""
-    try:
-        cpus = len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):  # pragma: no cover (not Linux)
-        cpus = os.cpu_count() or 1
-    return 4 * max(1, cpus)
 
 
 def quote(value: object) -> str:

@@ -27,7 +27,15 @@ from typing import Any
 
 from sim.errors import ScenarioError, ScheduleError, SimError
 from sim.faults import KINDS, by_key
-from sim.limits import MAX_DEPTH, MAX_FILE_BYTES, MAX_INT, MAX_LIST, MAX_NAME, MAX_TEXT, quote
+from sim.limits import (
+    MAX_DEPTH,
+    MAX_FILE_BYTES,
+    MAX_INT,
+    MAX_LIST,
+    MAX_NAME,
+    MAX_TEXT,
+    quote,
+)
 from sim.outcome import FIELDS as OUTCOME_FIELDS
 from sim.properties import NAMES as INVARIANT_NAMES
 from sim.schedule import Schedule, worked_example

@@ -33,7 +33,6 @@ import functools
 import gc
 import itertools
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from enum import Enum
@@ -57,6 +56,7 @@ from sim.switches import (
     Switches,
 )
 from sim.trace import Trace
+from sim.workers import pool as worker_pool
 
 #: the number of runs of the sweep (2 x 2 x 2 x 3 x 2 x 3 x 2 x 3).
 RUNS = len(COMBINATIONS)
@@ -202,7 +202,7 @@ def simulate_all(
         with _gc_paused():
             collect(simulate_chunk(chunk) for chunk in chunks)
     else:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
+        with worker_pool(workers) as pool:
             collect(pool.map(simulate_chunk, chunks))
     runs: list[Run] = []
     closed: list[Run] = []

@@ -34,6 +34,16 @@ settings.register_profile("thorough", settings.get_profile("default"), max_examp
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Tests marked `slow` run only when asked for (`pytest -m slow`)."""
+    if "slow" in str(config.getoption("markexpr", "")):
+        return
+    skip = pytest.mark.skip(reason="slow: run with -m slow")
+    for item in items:
+        if "slow" in item.keywords:
+            item.add_marker(skip)
+
+
 _browser_tests_passed = 0
 
 

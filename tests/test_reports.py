@@ -106,7 +106,7 @@ def test_atomic_write_replaces_only_when_complete(tmp_path: Path, monkeypatch: p
     atomic_write(target, "old\n")
     assert target.read_text() == "old\n"
 
-    def fail(src: str, dst: str) -> None:
+    def fail(src: str, dst: str, **dir_fds: int) -> None:
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(os, "replace", fail)

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import json
-import os
 import sys
 import time
-from concurrent.futures import Executor, ProcessPoolExecutor
+from collections.abc import Iterator
+from concurrent.futures import Executor
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -15,10 +16,11 @@ from tabulate import tabulate  # type: ignore[import-untyped]
 
 from sim import check as checker
 from sim.commands.common import emit_json, set_option
-from sim.files import atomic_write
+from sim.files import prepare_folder, replace_folder
 from sim.limits import MAX_CHECK_FAULTS
 from sim.properties import verdict
 from sim.switches import FAULT_SWITCHES, Checkpoints, parse_assignments
+from sim.workers import MAX_WORKERS, cpus, pool
 
 DEFAULT_OUT = Path("reports/counterexamples/check")
 
@@ -33,11 +35,13 @@ DEFAULT_OUT = Path("reports/counterexamples/check")
 @click.option("--protections", "-p", default="all", show_default=True, metavar="all|each|SET",
               help="all: all protections on; each: all-on and each single weakening (the sweep's six); "
               "SET: a comma list such as all-on,fencing=off,key=none+rule=any-accepted.")  # fmt: skip
-@click.option("--workers", "-j", type=click.IntRange(1), default=None,
-              help="Worker processes (default: the CPUs this process may use). Results do not depend on it.")  # fmt: skip
+@click.option("--workers", "-j", type=click.IntRange(1, MAX_WORKERS), default=None,
+              help=f"Worker processes (default: the CPUs this process may use; at most {MAX_WORKERS}, "
+              "4 x the CPU count). Results do not depend on it.")  # fmt: skip
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=DEFAULT_OUT,
-              show_default=True, help="Where the counterexample scenario files (and check.json) go.")  # fmt: skip
+              show_default=True, help="Where the counterexample scenario files (and check.json) go; "
+              "the old set there is replaced as a whole.")  # fmt: skip
 def check(max_faults: int, horizon: int, sets: tuple[str, ...], protections: str, workers: int | None,
           as_json: bool, out: Path) -> int:  # fmt: skip
     """Check every invariant on every fault schedule within a bound.
@@ -52,20 +56,24 @@ def check(max_faults: int, horizon: int, sets: tuple[str, ...], protections: str
     base = checker.base_switches(values)
     modes = [base.checkpoints] if "checkpoints" in values else list(Checkpoints)
     configs = checker.configurations(base, protections, modes)
-    workers = workers or _cpus()
+    workers = workers or min(cpus(), MAX_WORKERS)
+    target = prepare_folder(out)  # fail on a bad --out before the work
     started = time.perf_counter()
     with _progress(enabled=sys.stderr.isatty()) as progress, _executor(workers) as executor:
         results = checker.check(configs, bound, executor=executor, workers=workers, progress=progress)
     seconds = time.perf_counter() - started
-    _clear_old(out)
-    files = {
-        (r.protections, r.checkpoints, name): checker.counterexample_file(r, example, out)
-        for r in results
-        for name, example in r.counterexamples.items()
-    }
+    files: dict[tuple[str, str, str], Path] = {}
+    texts: dict[str, str] = {}
+    for r in results:
+        for name, example in r.counterexamples.items():
+            filename = checker.counterexample_name(r, example)
+            files[(r.protections, r.checkpoints, name)] = out / filename
+            texts[filename] = checker.counterexample_text(r, example)
     document = _document(bound, results, files)
-    out.mkdir(parents=True, exist_ok=True)
-    atomic_write(out / "check.json", json.dumps(document, indent=2) + "\n")
+    texts["check.json"] = json.dumps(document, indent=2) + "\n"
+    # the old counterexamples and check.json give way to the new ones, as a whole; any other
+    # file in the folder is kept
+    replace_folder(target, texts, keep=lambda path: not checker.is_counterexample_file(path))
     if as_json:
         emit_json(document)
         click.echo(_bound_line(bound, results, seconds, workers), err=True)
@@ -75,15 +83,13 @@ def check(max_faults: int, horizon: int, sets: tuple[str, ...], protections: str
     return 1 if all_on_broken else 0
 
 
-def _cpus() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
-
-
-def _executor(workers: int) -> Executor:
-    return checker.InlineExecutor() if workers == 1 else ProcessPoolExecutor(max_workers=workers)
+@contextmanager
+def _executor(workers: int) -> Iterator[Executor]:
+    if workers == 1:
+        yield checker.InlineExecutor()
+        return
+    with pool(workers) as executor:
+        yield executor
 
 
 def _document(bound: checker.CheckBound, results: list[checker.Result],
@@ -205,16 +211,3 @@ class _progress:
     def __exit__(self, *exc: object) -> None:
         if self.bar is not None:
             self.bar.__exit__(*exc)
-
-
-def _clear_old(out: Path) -> None:
-    """Remove counterexample files an earlier `sim check` wrote here (and nothing else)."""
-    if not out.is_dir():
-        return
-    for path in out.glob("*.toml"):
-        try:
-            first = path.read_text(encoding="utf-8").split("\n", 1)[0]
-        except OSError:
-            continue
-        if first.startswith('description = "sim check counterexample'):
-            path.unlink()

@@ -20,6 +20,7 @@ from sim.explore import (
 from sim.explore import (
     explore as run_search,
 )
+from sim.files import prepare_out
 from sim.limits import MAX_EXAMPLES, MAX_EXPLORE_FAULTS
 from sim.properties import BY_NAME, SAFETY
 from sim.switches import for_own_schedules, parse_assignments
@@ -36,7 +37,7 @@ DEFAULT_OUT = Path("reports/counterexamples")
 @click.option("--max-faults", type=click.IntRange(0, MAX_EXPLORE_FAULTS), default=ExploreBounds().max_faults, show_default=True,
               help="At most this many faults per schedule.")  # fmt: skip
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=DEFAULT_OUT, show_default=True,
-              help="Folder the shrunk counterexamples are written to.")  # fmt: skip
+              help="Folder the shrunk counterexamples are written to (each atomically, as found).")  # fmt: skip
 def explore(examples: int, seed: int | None, sets: tuple[str, ...], max_faults: int, out: Path) -> int:
     """Draw random fault schedules, run each and check the invariants.
 
@@ -45,6 +46,7 @@ def explore(examples: int, seed: int | None, sets: tuple[str, ...], max_faults: 
     broke; 0 otherwise (an invariant broken with its protection switched off is expected).
     """
     switches = for_own_schedules(parse_assignments(sets), "explore")
+    prepare_out(out)  # fail on a bad --out before the search
     if seed is None:
         seed = secrets.randbelow(2**32)
     bounds = ExploreBounds(max_faults=max_faults)

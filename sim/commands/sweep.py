@@ -15,6 +15,7 @@ from sim.render import grid
 from sim.render.report import prepare_out, render_all, write_reports
 from sim.sweep import SweepProgress
 from sim.sweep import sweep as run_sweep
+from sim.workers import MAX_WORKERS
 
 SHORT = {
     "duplicate-effect": "duplicate",
@@ -94,11 +95,13 @@ def summary_lines(summary: dict[str, Any]) -> list[str]:
 
 
 @click.command()
-@click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
-              help="Worker processes; the results are identical for any number.")  # fmt: skip
+@click.option("--workers", type=click.IntRange(min=1, max=MAX_WORKERS), default=1, show_default=True,
+              help=f"Worker processes (at most {MAX_WORKERS}, 4 x the CPU count); the results are "
+              "identical for any number.")  # fmt: skip
 @click.option("--json", "as_json", is_flag=True, help="Print the sweep.json document on stdout, nothing else.")
 @click.option("--out", "out", type=click.Path(path_type=Path), default=Path("reports"), show_default=True,
-              help="Folder for sweep.json, sweep.csv, sweep.md and explainer.html (created if missing).")  # fmt: skip
+              help="Folder for sweep.json, sweep.csv, sweep.md and explainer.html (created if missing; "
+              "each file replaced atomically, other files left alone).")  # fmt: skip
 def sweep(workers: int, as_json: bool, out: Path) -> int:
     """Run all 864 switch combinations, check every invariant, and write the reports."""
     out = prepare_out(out)  # fail on a bad --out before the work

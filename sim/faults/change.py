@@ -11,7 +11,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from sim.errors import ScenarioError, ScheduleError
-from sim.limits import quote
 from sim.faults.base import (
     Bounds,
     Choices,
@@ -25,6 +24,7 @@ from sim.faults.base import (
     lower,
     toward,
 )
+from sim.limits import quote
 
 #: chance that a drawn change touches one more section
 MORE_SECTIONS = 0.25

@@ -9,7 +9,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from sim.errors import ScenarioError, ScheduleError
-from sim.limits import quote
 from sim.faults.base import (
     Bounds,
     Choices,
@@ -22,6 +21,7 @@ from sim.faults.base import (
     integer_field,
     lower,
 )
+from sim.limits import quote
 
 #: death points in shrink order (the worked example's after-send first)
 DEATH_POINTS = (PostPoint.AFTER_SEND, PostPoint.AFTER_INTENT, PostPoint.BEFORE_INTENT)

@@ -4,8 +4,9 @@ A report is a `ReportWriter`: a file name and a function from the document to th
 text. `WRITERS` is what `sim sweep` writes, in order; a new report is one more writer
 appended there. A writer that draws runs (the explainer page) also takes each run's
 swimlane: it is marked `grids=True` and called as `render(doc, grids)`. Every writer is deterministic to the byte: fixed order,
-no timestamps, no absolute paths. `write_reports` replaces each file atomically (a temporary
-file in the same folder, then `os.replace`), so a reader never sees half a report.
+no timestamps, no absolute paths. `write_reports` replaces each file atomically through
+`sim.files` (a temporary file in the same folder, fsynced, then renamed over the old one), so a
+reader, or a kill, never leaves half a report.
 """
 
 from __future__ import annotations
@@ -13,14 +14,13 @@ from __future__ import annotations
 import csv
 import io
 import json
-import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sim.errors import SimError
-from sim.files import atomic_write
+from sim.files import OutError, atomic_write, write_out
+from sim.files import prepare_out as _prepare
 from sim.outcome import FIELDS as OUTCOME_FIELDS
 from sim.render.explainer import render_explainer
 from sim.render.grid import Grid
@@ -40,8 +40,8 @@ class ReportWriter:
     grids: bool = False
 
 
-class OutDirError(SimError):
-    """The --out folder cannot hold the reports."""
+#: the --out folder cannot hold the reports (the writer's error)
+OutDirError = OutError
 
 
 # -- JSON ----------------------------------------------------------------------------------
@@ -338,17 +338,9 @@ WRITERS: list[ReportWriter] = [
 
 # -- writing -------------------------------------------------------------------------------
 def prepare_out(out: Path) -> Path:
-    """Create `out` if needed and check the reports can be written there."""
-    label = str(out)
-    if out.exists() and not out.is_dir():
-        raise OutDirError(f"--out {label}: not a folder")
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile(dir=out, prefix=".probe-", delete=True):
-            pass
-    except OSError as exc:
-        raise OutDirError(f"--out {label}: cannot write reports there ({exc.strerror or exc})") from None
-    return out
+    """Create `out` if needed, check the reports can be written there and clean the
+    leftovers of a killed run (`sim.files.prepare_out`)."""
+    return _prepare(out)
 
 
 def render_all(
@@ -368,15 +360,7 @@ def render_all(
 
 def write_reports(texts: dict[str, str], out: Path) -> list[Path]:
     """Write rendered reports into `out` (already prepared), each atomically."""
-    paths = []
-    for name, text in texts.items():
-        path = out / name
-        try:
-            atomic_write(path, text)
-        except OSError as exc:
-            raise OutDirError(f"--out {out}: cannot write {name} ({exc.strerror or exc})") from None
-        paths.append(path)
-    return paths
+    return [write_out(out / name, text) for name, text in texts.items()]
 
 
 __all__ = [

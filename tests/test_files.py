@@ -1,0 +1,348 @@
+"""The one writer (sim/files.py) and the workers (sim/workers.py): symlinks at a target are
+never followed, temporary files never stay, a replaced set is swapped as a whole, `--out` is
+checked before the work, workers are capped, die with their parent, and a failure to start
+them is one line."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from sim import files
+from sim.cli import main
+from sim.files import (
+    TEMP_PREFIX,
+    OutError,
+    atomic_write,
+    clean_leftovers,
+    prepare_folder,
+    prepare_out,
+    replace_folder,
+    temp_name,
+)
+from sim.workers import MAX_WORKERS
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def tree(folder: Path) -> dict[str, bytes | str]:
+    """Every entry under `folder`: a file's bytes, a symlink as "-> target", a folder as "/"."""
+    out: dict[str, bytes | str] = {}
+    for path in sorted(folder.rglob("*")):
+        name = str(path.relative_to(folder))
+        if path.is_symlink():
+            out[name] = "-> " + os.readlink(path)
+        elif path.is_dir():
+            out[name] = "/"
+        else:
+            out[name] = path.read_bytes()
+    return out
+
+
+def dead_pid() -> int:
+    """The pid of a process that has ended."""
+    proc = subprocess.Popen([sys.executable, "-c", "pass"])
+    proc.wait()
+    return proc.pid
+
+
+@pytest.fixture
+def procs() -> Iterator[list[subprocess.Popen[bytes]]]:
+    started: list[subprocess.Popen[bytes]] = []
+    yield started
+    for proc in started:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+# -- one file ------------------------------------------------------------------------------------
+def test_a_symlink_at_the_target_is_replaced_not_followed(tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.write_text("precious\n")
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "check.json").symlink_to(elsewhere)
+    atomic_write(out / "check.json", "{}\n")
+    assert not (out / "check.json").is_symlink()
+    assert (out / "check.json").read_text() == "{}\n"
+    assert elsewhere.read_text() == "precious\n"
+    assert sorted(os.listdir(out)) == ["check.json"]
+
+
+def test_a_dangling_symlink_at_the_target_is_not_created_through(tmp_path: Path) -> None:
+    (tmp_path / "sweep.md").symlink_to(tmp_path / "nowhere")
+    atomic_write(tmp_path / "sweep.md", "x")
+    assert not (tmp_path / "nowhere").exists()
+    assert (tmp_path / "sweep.md").read_text() == "x"
+
+
+def test_a_failed_write_leaves_the_old_file_and_no_temporary_one(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    target = tmp_path / "a.toml"
+    atomic_write(target, "old\n")
+
+    def full(*args: object, **kwargs: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "fsync", full)
+    with pytest.raises(OSError):
+        atomic_write(target, "new\n")
+    assert target.read_text() == "old\n"
+    assert os.listdir(tmp_path) == ["a.toml"]
+
+
+def test_write_out_is_one_line_naming_the_option_and_file(tmp_path: Path) -> None:
+    (tmp_path / "sweep.md").mkdir()  # a folder where the file should go
+    with pytest.raises(OutError, match=r"^--out .*: cannot write sweep\.md \(.*\)$"):
+        files.write_out(tmp_path / "sweep.md", "x")
+    assert not [n for n in os.listdir(tmp_path) if n.startswith(TEMP_PREFIX)]
+
+
+def test_temporary_names_carry_the_prefix_and_the_pid() -> None:
+    name = temp_name("file")
+    assert name.startswith(f"{TEMP_PREFIX}{os.getpid()}-") and files.is_temp(name)
+    assert files.is_temp(temp_name("build", "check")) and not files.is_temp("check.json")
+
+
+# -- leftovers ------------------------------------------------------------------------------------
+def test_leftovers_of_a_dead_process_are_cleaned_and_a_live_ones_kept(tmp_path: Path,
+                                                                       procs: list[subprocess.Popen[bytes]]) -> None:  # fmt: skip
+    dead = dead_pid()
+    live = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    procs.append(live)
+    (tmp_path / f"{TEMP_PREFIX}{dead}-ab12-file").write_text("half")
+    (tmp_path / f"{TEMP_PREFIX}{dead}-ab13-probe").write_text("")
+    build = tmp_path / f"{TEMP_PREFIX}{dead}-ab14-build-check"
+    build.mkdir()
+    (build / "a.toml").write_text("x")
+    (build / "link").symlink_to(tmp_path / "keep.txt")  # rmtree removes the link, not its target
+    (tmp_path / f"{TEMP_PREFIX}{live.pid}-cd12-file").write_text("in use")
+    (tmp_path / ".probe-abcd1234").write_text("")  # the older writer's, fresh: kept
+    old_legacy = tmp_path / ".sweep.json.k2j4h5g6.tmp"
+    old_legacy.write_text("{")
+    os.utime(old_legacy, (time.time() - 2 * files.STALE_SECONDS,) * 2)
+    (tmp_path / "keep.txt").write_text("mine")
+    removed = clean_leftovers(tmp_path)
+    assert len(removed) == 4
+    assert sorted(os.listdir(tmp_path)) == sorted(
+        [f"{TEMP_PREFIX}{live.pid}-cd12-file", ".probe-abcd1234", "keep.txt"]
+    )
+    # the live process's file too, once it is older than the limit (its pid reused)
+    later = time.time() + 2 * files.STALE_SECONDS
+    assert sorted(clean_leftovers(tmp_path, now=later)) == [".probe-abcd1234", f"{TEMP_PREFIX}{live.pid}-cd12-file"]
+    assert os.listdir(tmp_path) == ["keep.txt"]
+
+
+def test_an_interrupted_two_rename_swap_is_finished(tmp_path: Path) -> None:
+    dead = dead_pid()
+    new = tmp_path / f"{TEMP_PREFIX}{dead}-aa-new-check"
+    old = tmp_path / f"{TEMP_PREFIX}{dead}-ff-old-check"
+    for folder, mark in ((new, "new"), (old, "old")):
+        folder.mkdir()
+        (folder / "check.json").write_text(f'"{mark}"')
+    clean_leftovers(tmp_path)  # killed after check -> old, before new -> check
+    assert os.listdir(tmp_path) == ["check"]
+    assert (tmp_path / "check" / "check.json").read_text() == '"new"'
+    # with no new half, the old one goes back
+    old.mkdir()
+    (old / "check.json").write_text('"old"')
+    (tmp_path / "check" / "check.json").unlink()
+    (tmp_path / "check").rmdir()
+    clean_leftovers(tmp_path)
+    assert (tmp_path / "check" / "check.json").read_text() == '"old"'
+
+
+# -- a set replaced as a whole ----------------------------------------------------------------------
+def _old_set(out: Path, elsewhere: Path) -> None:
+    out.mkdir()
+    (out / "check.json").symlink_to(elsewhere)  # a symlink where the set's file goes
+    (out / "old.toml").write_text("old counterexample\n")
+    (out / "notes.txt").write_text("mine\n")
+    (out / "mine.toml").symlink_to(elsewhere)
+    (out / "sub").mkdir()
+    (out / "sub" / "deep.txt").write_text("deep\n")
+
+
+@pytest.mark.parametrize("exchange", [True, False], ids=["renameat2", "two-renames"])
+def test_a_set_is_swapped_as_a_whole_and_other_files_kept(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                          exchange: bool) -> None:  # fmt: skip
+    if not exchange:
+        monkeypatch.setattr(files, "exchange", lambda *args: False)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.write_text("precious\n")
+    out = tmp_path / "out"
+    _old_set(out, elsewhere)
+    os.chmod(out, 0o750)
+    target = prepare_folder(out)
+    replace_folder(target, {"check.json": "{}\n", "new.toml": "new\n"}, keep=lambda p: p.name != "old.toml")
+    assert tree(out) == {
+        "check.json": b"{}\n",
+        "mine.toml": f"-> {elsewhere}",
+        "new.toml": b"new\n",
+        "notes.txt": b"mine\n",
+        "sub": "/",
+        "sub/deep.txt": b"deep\n",
+    }
+    assert elsewhere.read_text() == "precious\n"
+    assert oct(os.stat(out).st_mode & 0o777) == oct(0o750)
+    assert sorted(os.listdir(tmp_path)) == ["elsewhere", "out"]  # no temporary folder left
+
+
+def test_a_failed_swap_leaves_the_old_set_and_no_temporary_folder(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "old.toml").write_text("old\n")
+
+    def fail(*args: object) -> bool:
+        raise OSError(5, "Input/output error")
+
+    monkeypatch.setattr(files, "exchange", fail)
+    with pytest.raises(OutError, match="cannot replace the folder"):
+        replace_folder(prepare_folder(out), {"new.toml": "new\n"})
+    assert tree(out) == {"old.toml": b"old\n"}
+    assert os.listdir(tmp_path) == ["out"]
+
+
+def test_a_set_into_a_missing_folder(tmp_path: Path) -> None:
+    target = tmp_path / "a" / "b"
+    replace_folder(prepare_folder(target), {"check.json": "1\n"})
+    assert tree(target) == {"check.json": b"1\n"}
+
+
+# -- the --out checks ----------------------------------------------------------------------------
+def test_prepare_out_probes_and_leaves_nothing(tmp_path: Path) -> None:
+    out = tmp_path / "new" / "folder"
+    assert prepare_out(out) == out and out.is_dir() and os.listdir(out) == []
+
+
+@pytest.mark.parametrize("make", ["file", "under-a-file"])
+def test_prepare_out_refuses_a_file(tmp_path: Path, make: str) -> None:
+    (tmp_path / "afile").write_text("")
+    out = tmp_path / "afile" if make == "file" else tmp_path / "afile" / "sub"
+    with pytest.raises(OutError, match=r"^--out .*afile.*: "):
+        prepare_out(out)
+
+
+def test_a_folder_replaced_as_a_whole_is_not_the_current_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    for out in (Path("."), tmp_path.parent):
+        with pytest.raises(OutError, match="holds the current folder"):
+            prepare_folder(out)
+
+
+@pytest.mark.parametrize("command", [["check", "-k", "1", "-t", "4"], ["sweep"], ["explore", "-n", "50"]])
+def test_a_bad_out_is_one_line_before_any_work(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                              monkeypatch: pytest.MonkeyPatch, command: list[str]) -> None:  # fmt: skip
+    def no_work(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the work started")
+
+    monkeypatch.setattr(sys.modules["sim.check"], "check", no_work)
+    monkeypatch.setattr(sys.modules["sim.commands.sweep"], "run_sweep", no_work)
+    monkeypatch.setattr(sys.modules["sim.commands.explore"], "run_search", no_work)
+    (tmp_path / "afile").write_text("")
+    assert main([*command, "--out", str(tmp_path / "afile" / "sub")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("sim: error: --out ") and "afile" in err, err
+
+
+def test_check_out_symlink_is_not_followed_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.write_text("precious\n")
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "check.json").symlink_to(elsewhere)
+    (out / "notes.txt").write_text("mine\n")
+    assert main(["check", "-k", "1", "-t", "4", "-j", "1", "--set", "fencing=off", "--out", str(out)]) == 0
+    assert elsewhere.read_text() == "precious\n"
+    names = sorted(os.listdir(out))
+    assert names == ["check.json", "fencing=off.end-only.stale-write.toml",
+                     "fencing=off.per-step.stale-write.toml", "notes.txt"]  # fmt: skip
+    # a run that finds nothing takes the old counterexamples away and keeps the rest
+    assert main(["check", "-k", "1", "-t", "4", "-j", "1", "--out", str(out)]) == 0
+    assert sorted(os.listdir(out)) == ["check.json", "notes.txt"]
+    assert sorted(os.listdir(tmp_path)) == ["elsewhere", "out"]
+    capsys.readouterr()
+
+
+# -- workers --------------------------------------------------------------------------------------
+@pytest.mark.parametrize("command", [["check", "-k", "1", "-t", "4", "-j"], ["sweep", "--workers"]])
+def test_workers_are_capped(tmp_path: Path, capsys: pytest.CaptureFixture[str], command: list[str]) -> None:
+    assert main([*command, str(MAX_WORKERS + 1), "--out", str(tmp_path)]) == 2
+    assert str(MAX_WORKERS) in capsys.readouterr().err
+    assert os.listdir(tmp_path) == []
+
+
+FAIL_FORK = """
+import os, sys
+real, calls = os.fork, []
+def fork():
+    calls.append(1)
+    if len(calls) > 1:  # the first worker starts, the second cannot
+        raise BlockingIOError(11, "Resource temporarily unavailable")
+    return real()
+os.fork = fork
+from sim.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+@pytest.mark.parametrize("command", [["check", "-k", "1", "-t", "4", "-j", "3"], ["sweep", "--workers", "3"]])
+def test_a_failure_to_start_workers_is_one_line_and_no_hang(tmp_path: Path, command: list[str]) -> None:
+    proc = subprocess.run([sys.executable, "-c", FAIL_FORK, *command, "--out", str(tmp_path / "out")],
+                          capture_output=True, text=True, timeout=60, cwd=tmp_path)  # fmt: skip
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.count("\n") == 1 and "cannot start the worker processes" in proc.stderr, proc.stderr
+    assert "Resource temporarily unavailable" in proc.stderr
+
+
+def children(pid: int) -> set[int]:
+    found = set()
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid and fields[0] != "Z":
+                found.add(int(entry))
+    return found
+
+
+def alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
+def test_workers_die_with_their_parent(tmp_path: Path, procs: list[subprocess.Popen[bytes]]) -> None:
+    sim = Path(sys.executable).parent / "sim"
+    proc = subprocess.Popen([str(sim), "check", "-k", "2", "-t", "10", "-j", "2", "--out", str(tmp_path / "o")],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    procs.append(proc)
+    deadline = time.monotonic() + 30
+    workers: set[int] = set()
+    while len(workers) < 2 and time.monotonic() < deadline:
+        workers = children(proc.pid)
+        time.sleep(0.05)
+    assert len(workers) >= 2, "the workers did not start"
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    deadline = time.monotonic() + 10
+    while any(alive(w) for w in workers) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    left = [w for w in workers if alive(w)]
+    for w in left:  # never leave one behind, even when the test fails
+        os.kill(w, signal.SIGKILL)
+    assert left == []
