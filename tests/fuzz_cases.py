@@ -226,9 +226,11 @@ EXPECT_KEYS = ["model_calls", "model_calls_by_attempt", "steps_restored", "stale
 SWITCH_KEYS = ["silent", "fencing", "checkpoints", "change", "pins", "rule", "post_death", "key", "gate"]
 
 
-def junk_value(c: Chooser) -> Any:
-    """A value of any TOML type, valid or not where it lands."""
-    kind = c.choice(["int", "int", "str", "float", "bool", "list", "table", "deep", "date", "fault-list"])
+def junk_value(c: Chooser, small: bool = False) -> Any:
+    """A value of any TOML type, valid or not where it lands (`small`: no long lists, for
+    values inside a list that may itself be repeated)."""
+    kinds = ["int", "int", "str", "float", "bool", "list", "table", "deep", "date", "fault-list"]
+    kind = c.choice(kinds[:-1] if small else kinds)
     if kind == "int":
         return c.choice([0, 1, -1, 2, 5, 8, 12, 41, 99, -(10**18), 10**18, 2**63 - 1, -(2**63), 10**6, 10**5, 3])
     if kind == "str":
@@ -239,7 +241,7 @@ def junk_value(c: Chooser) -> Any:
     if kind == "bool":
         return c.choice([True, False])
     if kind == "list":
-        size = c.choice([0, 1, 3, 1000, 100_000])
+        size = c.choice([0, 1, 3] if small else [0, 1, 3, 1000, 0, 1, 3, 100_000])
         item = c.choice([1, "x", True, {"attempt": 1, "at": 3}, [], {}])
         return [item] * size
     if kind == "table":
@@ -262,7 +264,7 @@ def fault_item(c: Chooser) -> dict[str, Any]:
         if c.integer(0, 2) == 0:
             continue
         if c.integer(0, 3) == 0:
-            item[name] = junk_value(c)
+            item[name] = junk_value(c, small=True)
         elif name == "point":
             item[name] = c.choice(["before-intent", "after-intent", "after-send", "never"])
         elif name == "sections":
@@ -270,6 +272,17 @@ def fault_item(c: Chooser) -> dict[str, Any]:
         else:
             item[name] = c.choice([0, 1, 2, 3, 4, 7, 8, 12, 20, 10**18, -1])
     return item
+
+
+def brief(value: Any, limit: int = 40) -> str:
+    """A short description of a value (without writing out a long list)."""
+    if isinstance(value, list) and len(value) > 3:
+        return f"[{len(value)} x {brief(value[0], limit)}]"
+    if isinstance(value, str) and len(value) > limit:
+        return f"<string of {len(value)} chars>"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k} = {brief(v, limit)}" for k, v in value.items()) + "}"
+    return toml_value(value)[:limit]
 
 
 def toml_key(key: str) -> str:
@@ -317,29 +330,29 @@ def mutate_toml(c: Chooser, doc: dict[str, Any]) -> str:
         key = c.choice(SWITCH_KEYS)
         value = c.choice(["on", "off", "ON", "", "maybe", True, 1]) if c.integer(0, 1) else junk_value(c)
         _table(doc, "switches")[key] = value
-        return f"switches.{key} = {toml_value(value)[:40]}"
+        return f"switches.{key} = {brief(value)}"
     if op == "schedule":
         key = c.choice(SCHEDULE_KEYS)
         value = junk_value(c)
         _table(doc, "schedule")[key] = value
-        return f"schedule.{key} = {toml_value(value)[:40]}"
+        return f"schedule.{key} = {brief(value)}"
     if op == "fault":
         key = c.choice(SCHEDULE_KEYS[5:])
         items = [fault_item(c) for _ in range(c.choice([1, 1, 2, 3]))]
         _table(doc, "schedule")[key] = items
-        return f"schedule.{key} = {toml_value(items)[:60]}"
+        return f"schedule.{key} = {brief(items)}"
     if op == "expect":
         key = c.choice(EXPECT_KEYS)
         value = junk_value(c)
         _table(doc, "expect")[key] = value
-        return f"expect.{key} = {toml_value(value)[:40]}"
+        return f"expect.{key} = {brief(value)}"
     if op == "expect-type":
         key, value = c.choice([("violations", 5), ("model_calls", "six"), ("violations", "none"), ("newsletter", 3),
                                ("violations", [1, 2]), ("finished", "yes"), ("newsletter", {"start_tick": []}),
                                ("model_calls_by_attempt", 3), ("violations", [{"invariant": 5, "tick": "t8"}]),
                                ("confirmed_tick", 1.5), ("newsletter", {"quoted_revenue": 4.7})])  # fmt: skip
         _table(doc, "expect")[key] = value
-        return f"expect.{key} = {toml_value(value)}"
+        return f"expect.{key} = {brief(value)}"
     if op == "unknown":
         where = c.choice(["", "switches", "schedule", "expect"])
         table = doc if not where else _table(doc, where)
@@ -349,7 +362,7 @@ def mutate_toml(c: Chooser, doc: dict[str, Any]) -> str:
     if op == "table-scalar":
         key = c.choice(["switches", "schedule", "expect"])
         doc[key] = junk_value(c)
-        return f"{key} = {toml_value(doc[key])[:40]}"
+        return f"{key} = {brief(doc[key])}"
     if op == "delete":
         keys = list(doc)
         if keys:
@@ -359,7 +372,7 @@ def mutate_toml(c: Chooser, doc: dict[str, Any]) -> str:
         return "delete nothing"
     value = junk_value(c)
     doc["description"] = value
-    return f"description = {toml_value(value)[:40]}"
+    return f"description = {brief(value)}"
 
 
 def _table(doc: dict[str, Any], key: str) -> dict[str, Any]:

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 import fuzz_cases as fc
@@ -140,10 +140,12 @@ def test_fuzz_special_inputs(fixtures: fc.Fixtures, index: int) -> None:
     assert_contract(fc.run_case(fc.special_cases(fixtures)[index]))
 
 
-@fuzz_settings("subprocess")
+@settings(fuzz_settings("subprocess"), phases=[Phase.explicit, Phase.reuse, Phase.generate])
 @given(st.data())
 def test_fuzz_subprocess_sample(fixtures: fc.Fixtures, data: st.DataObject) -> None:
-    """A few cases as real processes: what only a process shows (start-up, real streams)."""
+    """A few cases as real processes: what only a process shows (start-up, real streams).
+    Not shrunk (each run is a process start; the in-process targets shrink the same inputs):
+    the failure shows the case as drawn."""
     c = fc.DataChooser(data)
     case = fc.scenario_case(c) if c.integer(0, 1) else fc.argument_case(c, fixtures)
     assert_contract(fc.run_subprocess(case))
