@@ -516,20 +516,37 @@ SWEEP_BAD = [
 def sanitize(args: list[str]) -> list[str]:
     """Keep fuzzed arguments from doing harm in-process: at most 2 workers (issue 11's item 10,
     unbounded workers, is a fork bomb, not something to run on a shared machine), never the
-    sweep's real work, and bounded check/explore runs."""
+    sweep's real work, and bounded check/explore runs: at most 50 explore examples, a valid
+    fault bound only with a horizon of at most 4. Junk fault bounds (99, 10**9, 10**30) stay:
+    issue 11 asks for them to be refused up front."""
     out = list(args)
     for i, a in enumerate(out[:-1]):
-        if a in ("-j", "--workers"):
-            try:
-                if int(out[i + 1]) > 2:
+        # (option, largest value kept): a larger valid value would be real work, not bad input
+        for names, most in ((("-j", "--workers"), 2), (("--examples", "-n"), 50)):
+            if a in names and _int(out[i + 1]) is not None and _int(out[i + 1]) > most:  # type: ignore[operator]
+                out[i + 1] = str(most)
+    if out and out[0] == "check":
+        # a valid fault bound (1..12) with a long horizon is a real, long check: keep it short
+        faults = [_int(out[i + 1]) for i, a in enumerate(out[:-1]) if a in ("-k", "--max-faults")]
+        if any(k is not None and 1 <= k <= 12 for k in faults):
+            for i, a in enumerate(out[:-1]):
+                if a in ("-t", "--horizon") and (_int(out[i + 1]) or 0) > 4:
                     out[i + 1] = "2"
-            except ValueError:
-                pass
+            if not {"-t", "--horizon"} & set(out):
+                out += ["-t", "2"]
     if out and out[0] == "explore" and "--examples" not in out and "-n" not in out:
         out += ["--examples", "5"]
     if out and out[0] == "check" and not {"-k", "--max-faults"} & set(out):
         out += ["-k", "0"]
     return out
+
+
+def _int(text: str) -> int | None:
+    """The integer click would read from `text`, or None."""
+    try:
+        return int(text)
+    except ValueError:
+        return None
 
 
 def argument_case(c: Chooser, fx: Fixtures) -> Case:
