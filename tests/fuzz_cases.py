@@ -276,6 +276,8 @@ def fault_item(c: Chooser) -> dict[str, Any]:
 
 def brief(value: Any, limit: int = 40) -> str:
     """A short description of a value (without writing out a long list)."""
+    if isinstance(value, Raw):
+        return str(value) if len(value) <= limit else f"{value[:12]}...({len(value)} chars of TOML)"
     if isinstance(value, list) and len(value) > 3:
         return f"[{len(value)} x {brief(value[0], limit)}]"
     if isinstance(value, str) and len(value) > limit:
