@@ -131,3 +131,20 @@ def test_console_script_output_does_not_depend_on_hash_seed() -> None:
         outputs.append(done.stdout)
     assert outputs[0] == outputs[1]
     assert json.loads(outputs[0])["outcome"]["stale_writes_applied"] == 2
+
+
+def test_unreadable_scenario_file_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                              monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    """A file the user may not read (mode 000 as an unprivileged user) is named, not a traceback."""
+    path = tmp_path / "secret.toml"
+    path.write_text('description = "x"\n')
+    real_open = open
+
+    def refuse(file: object, *args: object, **kwargs: object) -> object:
+        if str(file) == str(path):
+            raise PermissionError(13, "Permission denied", str(file))
+        return real_open(file, *args, **kwargs)  # type: ignore[call-overload]
+
+    monkeypatch.setattr("builtins.open", refuse)
+    code, _, err = run_cli(capsys, "trace", str(path))
+    assert code == 2 and err.strip().splitlines() == [f"sim: error: {path}: cannot be read: permission denied"]
