@@ -108,6 +108,30 @@ def atomic_write(path: Path, data: str | bytes) -> None:
         os.fsync(folder)
 
 
+def atomic_write_many(folder_path: Path, files: Mapping[str, str | bytes]) -> None:
+    """Replace several files of one folder: every new file is written and fsynced under a
+    temporary name first, then all are renamed over their targets in a row, then the folder
+    is fsynced. Each file is whole, old or new, at any moment; a kill can leave a mix only
+    during the renames themselves (microseconds), not while files are written."""
+    with _folder(folder_path) as folder:
+        staged: list[tuple[str, str]] = []
+        try:
+            for name, data in files.items():
+                tmp = temp_name("file", name)
+                _create(folder, tmp, _bytes(data))
+                staged.append((tmp, name))
+            for tmp, name in staged:
+                os.replace(tmp, name, src_dir_fd=folder, dst_dir_fd=folder)
+        except BaseException:
+            for tmp, _ in staged:
+                try:
+                    os.unlink(tmp, dir_fd=folder)
+                except FileNotFoundError:
+                    pass
+            raise
+        os.fsync(folder)
+
+
 def _reason(exc: OSError) -> str:
     return exc.strerror or str(exc)
 

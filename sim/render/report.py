@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sim.files import OutError, atomic_write, write_out
+from sim.files import OutError, atomic_write, atomic_write_many
 from sim.files import prepare_out as _prepare
 from sim.outcome import FIELDS as OUTCOME_FIELDS
 from sim.render.explainer import render_explainer
@@ -359,8 +359,12 @@ def render_all(
 
 
 def write_reports(texts: dict[str, str], out: Path) -> list[Path]:
-    """Write rendered reports into `out` (already prepared), each atomically."""
-    return [write_out(out / name, text) for name, text in texts.items()]
+    """Write rendered reports into `out` (already prepared): all staged, then renamed in a row."""
+    try:
+        atomic_write_many(out, texts)
+    except OSError as exc:
+        raise OutError(f"--out {out}: cannot write the reports ({exc.strerror or exc})") from None
+    return [out / name for name in texts]
 
 
 __all__ = [
