@@ -45,6 +45,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
+from sim.limits import MAX_CHECK_FAULTS
+
 T = TypeVar("T")
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -519,8 +521,9 @@ def sanitize(args: list[str]) -> list[str]:
     """Keep fuzzed arguments from doing harm in-process: at most 2 workers (issue 11's item 10,
     unbounded workers, is a fork bomb, not something to run on a shared machine), never the
     sweep's real work, and bounded check/explore runs: at most 50 explore examples, a valid
-    fault bound only with a horizon of at most 4. Junk fault bounds (99, 10**9, 10**30) stay:
-    issue 11 asks for them to be refused up front."""
+    check fault bound of at most 2 and then a horizon of at most 4 (`-k 5 -t 2` is 32,768
+    schedules, about 20 s: real work, not bad input). Junk fault bounds (99, 10**9, 10**30)
+    stay: issue 11 asks for them to be refused up front."""
     out = list(args)
     for i, a in enumerate(out[:-1]):
         # (option, largest value kept): a larger valid value would be real work, not bad input
@@ -529,8 +532,12 @@ def sanitize(args: list[str]) -> list[str]:
                 out[i + 1] = str(most)
     if out and out[0] == "check":
         # a valid fault bound (1..12) with a long horizon is a real, long check: keep it short
+        for i, a in enumerate(out[:-1]):
+            k = _int(out[i + 1]) if a in ("-k", "--max-faults") else None
+            if k is not None and 2 < k <= MAX_CHECK_FAULTS:
+                out[i + 1] = "2"
         faults = [_int(out[i + 1]) for i, a in enumerate(out[:-1]) if a in ("-k", "--max-faults")]
-        if any(k is not None and 1 <= k <= 12 for k in faults):
+        if any(k is not None and 1 <= k <= MAX_CHECK_FAULTS for k in faults):
             for i, a in enumerate(out[:-1]):
                 if a in ("-t", "--horizon") and (_int(out[i + 1]) or 0) > 4:
                     out[i + 1] = "2"

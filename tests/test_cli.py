@@ -148,3 +148,14 @@ def test_unreadable_scenario_file_is_one_line(tmp_path: Path, capsys: pytest.Cap
     monkeypatch.setattr("builtins.open", refuse)
     code, _, err = run_cli(capsys, "trace", str(path))
     assert code == 2 and err.strip().splitlines() == [f"sim: error: {path}: cannot be read: permission denied"]
+
+
+@pytest.mark.parametrize("command", [["check", "-k", "0", "-t", "2"], ["sweep"], ["explore", "--examples", "1"]])
+def test_an_out_folder_that_looks_like_an_option_is_refused(command: list[str],
+                                                            capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    """`--out --json` forgot the folder: refused with one line, not a folder named --json."""
+    code, out, err = run_cli(capsys, *command, "--out", "--json")
+    assert code == 2 and out == ""
+    assert err.strip().splitlines() == [
+        f"sim: error: sim {command[0]}: Invalid value for '--out': expected a folder, got '--json', which looks like an option"
+    ]

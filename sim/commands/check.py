@@ -15,7 +15,7 @@ import click
 from tabulate import tabulate  # type: ignore[import-untyped]
 
 from sim import check as checker
-from sim.commands.common import emit_json, set_option
+from sim.commands.common import emit_json, folder_value, set_option
 from sim.files import prepare_folder, replace_folder
 from sim.limits import MAX_CHECK_FAULTS
 from sim.properties import verdict
@@ -39,7 +39,7 @@ DEFAULT_OUT = Path("reports/counterexamples/check")
               help=f"Worker processes (default: the CPUs this process may use; at most {MAX_WORKERS}, "
               "4 x the CPU count). Results do not depend on it.")  # fmt: skip
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=DEFAULT_OUT,
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), callback=folder_value, default=DEFAULT_OUT,
               show_default=True, help="Where the counterexample scenario files (and check.json) go; "
               "the old set there is replaced as a whole.")  # fmt: skip
 def check(max_faults: int, horizon: int, sets: tuple[str, ...], protections: str, workers: int | None,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 from typing import Any, Callable, TypeVar
 
 import click
@@ -22,6 +23,14 @@ def set_option(func: F) -> F:
         metavar="NAME=VALUE",
         help="Set a switch, e.g. --set fencing=off (repeatable).",
     )(func)
+
+
+def folder_value(ctx: click.Context, param: click.Parameter, value: Path) -> Path:
+    """A folder option's value, refused when it looks like another option (`--out --json`
+    most likely forgot the folder, so the next option was taken as its value)."""
+    if str(value).startswith("-"):
+        raise click.BadParameter(f"expected a folder, got {str(value)!r}, which looks like an option", ctx, param)
+    return value
 
 
 def load_scenario(name: str, sets: tuple[str, ...]) -> Scenario:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from sim.commands.common import set_option
+from sim.commands.common import folder_value, set_option
 from sim.explore import (
     TICK_BUCKET,
     TICK_BUCKETS,
@@ -36,7 +36,7 @@ DEFAULT_OUT = Path("reports/counterexamples")
 @set_option
 @click.option("--max-faults", type=click.IntRange(0, MAX_EXPLORE_FAULTS), default=ExploreBounds().max_faults, show_default=True,
               help="At most this many faults per schedule.")  # fmt: skip
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=DEFAULT_OUT, show_default=True,
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), callback=folder_value, default=DEFAULT_OUT, show_default=True,
               help="Folder the shrunk counterexamples are written to (each atomically, as found).")  # fmt: skip
 def explore(examples: int, seed: int | None, sets: tuple[str, ...], max_faults: int, out: Path) -> int:
     """Draw random fault schedules, run each and check the invariants.

@@ -11,6 +11,7 @@ from typing import Any
 
 import click
 
+from sim.commands.common import folder_value
 from sim.render import grid
 from sim.render.report import prepare_out, render_all, write_reports
 from sim.sweep import SweepProgress
@@ -99,7 +100,7 @@ def summary_lines(summary: dict[str, Any]) -> list[str]:
               help=f"Worker processes (at most {MAX_WORKERS}, 4 x the CPU count); the results are "
               "identical for any number.")  # fmt: skip
 @click.option("--json", "as_json", is_flag=True, help="Print the sweep.json document on stdout, nothing else.")
-@click.option("--out", "out", type=click.Path(path_type=Path), default=Path("reports"), show_default=True,
+@click.option("--out", "out", type=click.Path(path_type=Path), callback=folder_value, default=Path("reports"), show_default=True,
               help="Folder for sweep.json, sweep.csv, sweep.md and explainer.html (created if missing; "
               "each file replaced atomically, other files left alone).")  # fmt: skip
 def sweep(workers: int, as_json: bool, out: Path) -> int:
