@@ -30,6 +30,7 @@ from sim.faults import KINDS, by_key
 from sim.limits import (
     MAX_DEPTH,
     MAX_FILE_BYTES,
+    MAX_HORIZON,
     MAX_INT,
     MAX_LIST,
     MAX_NAME,
@@ -43,6 +44,14 @@ from sim.switches import SWITCHES, Switches, parse_value
 
 TOP_KEYS = ("description", "switches", "schedule", "expect")
 SCALARS = ("sections", "first_token", "heartbeat_limit", "newsletter_ready", "horizon")
+#: the values each of the setting's constants may take (docs/limits.md)
+SCALAR_RANGES = {
+    "sections": (2, 26),
+    "first_token": (0, MAX_INT),
+    "heartbeat_limit": (1, MAX_INT),
+    "newsletter_ready": (0, MAX_INT),
+    "horizon": (1, MAX_HORIZON),
+}
 EXPECT_KEYS = tuple(name for name in OUTCOME_FIELDS if name != "horizon_reached")
 NEWSLETTER_KEYS = ("start_tick", "digest", "quoted_revenue")
 
@@ -200,10 +209,9 @@ def build_schedule(switches: Switches, overrides: dict[str, Any], source: str) -
     for key in SCALARS:
         if key in overrides:
             value = overrides[key]
-            if not isinstance(value, int) or isinstance(value, bool) or abs(value) > MAX_INT:
-                raise ScenarioError(
-                    f"{source}: schedule.{key}: expected an integer up to {MAX_INT:,}, got {quote(value)}"
-                )
+            lo, hi = SCALAR_RANGES[key]
+            if not isinstance(value, int) or isinstance(value, bool) or not lo <= value <= hi:
+                raise ScenarioError(f"{source}: schedule.{key}: found {quote(value)}; allowed: an integer {lo}..{hi:,}")
             changes[key] = value
     faults = list(base.faults)
     for key, items in overrides.items():
