@@ -30,11 +30,10 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+import fuzz_cases as fc
 import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
-
-import fuzz_cases as fc
 
 _COMMON: dict[str, Any] = {
     "database": None,

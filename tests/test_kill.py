@@ -19,7 +19,6 @@ import sys
 import time
 import tomllib
 from collections import Counter
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -29,16 +28,6 @@ from sim.files import LEGACY, TEMP_PREFIX
 SIM = str(Path(sys.executable).parent / "sim")
 
 Snapshot = dict[str, bytes]
-
-
-@pytest.fixture
-def procs() -> Iterator[list[subprocess.Popen[bytes]]]:
-    started: list[subprocess.Popen[bytes]] = []
-    yield started
-    for proc in started:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
 
 
 def snapshot(folder: Path) -> Snapshot:
