@@ -41,23 +41,24 @@ def attempt_process(world: World, n: int) -> Process:
         if tick is None:
             return
         yield order.at(env, tick, priority)
-        world.apply(act(world.state, n, tick, world))
+        world.state, events = act(world.state, n, tick, world)
+        world.events += events  # World.apply, inlined: every act logs
 
 
 def controller_process(world: World) -> Process:
-    """The controller's steps a to d every tick, in `order.CONTROLLER_STEPS` order, until the
-    run ends; an attempt it admits starts acting the tick after."""
+    """The controller's phase of every tick (`rules.controller`: its steps a to d, then the
+    end-of-tick check) until the run ends; an attempt it admits starts acting the tick after."""
     env = world.env
-    steps = [getattr(rules, name) for name in order.CONTROLLER_STEPS]
+    step = rules.controller
     while not world.state.finished:
         tick = world.state.tick
         yield order.at(env, tick, order.CONTROLLER)
-        for step in steps:
-            admitted = len(world.state.attempts)
-            world.apply(step(world.state, tick, world))
-            for n in range(admitted + 1, len(world.state.attempts) + 1):
+        before = world.state
+        world.state, events = step(before, tick, world)
+        if events:  # World.apply, inlined: the controller acts every tick
+            world.events += events
+            for n in range(len(before.attempts) + 1, len(world.state.attempts) + 1):
                 env.process(attempt_process(world, n))
-        world.state = rules.end_of_tick(world.state, tick)
     world.finished.succeed()
 
 

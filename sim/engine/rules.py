@@ -10,7 +10,8 @@ same state, tick and faults always give the same result:
 - `assess`, `gate`, `suspect`, `rebuild` (each `(state, t, faults)`): the controller's steps
   a to d of §5.3, run in `order.CONTROLLER_STEPS` order.
 - `end_of_tick(state, t)`: after the controller's steps, whether the run is over (§5.8); if
-  not, the controller acts next at t + 1.
+  not, the controller acts next at t + 1 (`State.tick`). `controller(state, t, faults)` is
+  the controller's whole phase of a tick: its four steps, then `end_of_tick`.
 
 `faults` is the fault schedule as the engine consults it (`Faults.consult`): a step asks it,
 at each moment of docs/model.md §9 it reaches (`sim.faults.Moment`), which fault the schedule
@@ -23,9 +24,10 @@ place and frozen again; a step with nothing to do returns the state it was given
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
+from sim.engine import order
 from sim.engine.records import (
     Acceptance,
     Candidate,
@@ -228,8 +230,9 @@ def act(state: State, n: int, t: int, faults: Faults) -> Step:
     d = Draft(state, faults)
     w = Worker(state.attempts[n - 1])
     w.next_tick = program(d, w, t)
-    d.put(w.freeze())
-    return d.done()
+    i = n - 1
+    d.attempts = d.attempts[:i] + (w.freeze(),) + d.attempts[i + 1:]
+    return d.freeze(), d.events
 
 
 def program(d: Draft, w: Worker, t: int) -> int | None:
@@ -519,7 +522,10 @@ def suspect(state: State, t: int, faults: Faults) -> Step:
     """c. A running attempt silent for the heartbeat limit becomes UNKNOWN; if it owned the
     work, a successor is admitted (inheriting an announcement it owed)."""
     limit = state.setup.heartbeat_limit
-    if not any(suspected(a, t, limit) for a in state.attempts):
+    for a in state.attempts:
+        if a.silent_since is not None and suspected(a, t, limit):
+            break
+    else:
         return state, NO_EVENTS
     d = Draft(state, faults)
     for i in range(len(state.attempts)):
@@ -574,13 +580,29 @@ def satisfied(state: State) -> bool:
 
 
 # -- the end of a tick (docs/model.md §5.8) ----------------------------------------------------
+_TICK = State._fields.index("tick")
+
+
 def end_of_tick(state: State, t: int) -> State:
     """After the controller's steps at t: the run is over, or the controller acts at t + 1."""
     if quiescent(state, t):
         return state._replace(finished=True, last_tick=t)
     if t >= state.setup.horizon:
         return state._replace(finished=True, last_tick=t, horizon_reached=True)
-    return state._replace(tick=t + 1)
+    return _new(State, state[:_TICK] + (t + 1,) + state[_TICK + 1:])  # state._replace(tick=t + 1), faster
+
+
+def controller(state: State, t: int, faults: Faults) -> Step:
+    """The controller's phase of tick t: its steps in `order.CONTROLLER_STEPS` order, then
+    `end_of_tick`."""
+    first, second, third, fourth = CONTROLLER_STEPS  # unrolled: it runs every tick of every run
+    state, e1 = first(state, t, faults)
+    state, e2 = second(state, t, faults)
+    state, e3 = third(state, t, faults)
+    state, e4 = fourth(state, t, faults)
+    if e1 or e2 or e3 or e4:
+        return end_of_tick(state, t), [*e1, *e2, *e3, *e4]
+    return end_of_tick(state, t), NO_EVENTS
 
 
 def quiescent(state: State, t: int) -> bool:
@@ -593,3 +615,9 @@ def quiescent(state: State, t: int) -> bool:
         if a.next_tick is not None or (a.crashed and a.status is Status.RUNNING):
             return False
     return not rebuild_due(state, t + 1)
+
+
+#: the controller's steps, in the order `sim.engine.order` gives
+CONTROLLER_STEPS: tuple[Callable[[State, int, Faults], Step], ...] = tuple(
+    globals()[name] for name in order.CONTROLLER_STEPS
+)
