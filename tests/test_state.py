@@ -76,3 +76,30 @@ def test_the_state_is_a_value() -> None:
     assert state == again and hash(state) == hash(again) and state is not again
     assert state.attempts and all(isinstance(a.candidate, (str, type(None))) for a in state.attempts)
     assert initial_state(switches, schedule) == initial_state(switches, schedule)
+
+
+class Quiet:
+    """A schedule with no faults, as the step functions consult it."""
+
+    def consult(self, tick: int, moment: object, where: tuple[int, ...]) -> None:
+        return None
+
+
+def test_the_step_functions_alone_give_the_run() -> None:
+    """Without SimPy: each tick, every attempt whose state says it acts then, in attempt order,
+    then the controller. The same events as the run SimPy drives: the state holds everything
+    the actors need, and no rule lives in the processes."""
+    from sim.engine import rules
+
+    for switches in COMBINATIONS[::37]:
+        schedule = Schedule()  # no faults: nothing to consult
+        state, events = initial_state(switches, schedule), []
+        while not state.finished:
+            t = state.tick
+            for a in state.attempts:
+                if a.next_tick == t:
+                    state, logged = rules.act(state, a.n, t, Quiet())
+                    events += logged
+            state, logged = rules.controller(state, t, Quiet())
+            events += logged
+        assert tuple(events) == run(switches, schedule).events

@@ -42,7 +42,7 @@ def attempt_process(world: World, n: int) -> Process:
             return
         yield order.at(env, tick, priority)
         world.state, events = act(world.state, n, tick, world)
-        world.events += events  # World.apply, inlined: every act logs
+        world.events += events  # World.apply, inlined (it runs at every act)
 
 
 def controller_process(world: World) -> Process:

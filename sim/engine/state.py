@@ -26,6 +26,7 @@ events are not part of the state (a step returns the events it logs).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from enum import Enum
 from typing import NamedTuple
 
@@ -79,8 +80,10 @@ class AttemptState(NamedTuple):
         return self.next_tick is not None
 
 
-class Setup(NamedTuple):
-    """What the switches and the schedule fix for the whole run."""
+@dataclass(frozen=True, slots=True)
+class Setup:
+    """What the switches and the schedule fix for the whole run (a slotted dataclass rather
+    than a NamedTuple: the rules read it at every step, and slot reads are the fast ones)."""
 
     fencing: bool
     pins: bool
@@ -115,10 +118,10 @@ class State(NamedTuple):
     owner: int | None
     assessed: int
     newsletter: str | None
-    tick: int
     finished: bool
     last_tick: int
     horizon_reached: bool
+    tick: int  # last: `rules.end_of_tick` replaces it every tick
 
     @property
     def content(self) -> tuple[int, ...]:
@@ -150,7 +153,7 @@ def initial_state(switches: Switches, schedule: Schedule) -> State:
         setup=setup, versions=((0,) * schedule.sections,), version=0, last_change=None,
         last_acceptance=None, epoch=schedule.first_token - 1, journal=(), candidates=(),
         acceptances=(), effects=(), feed=Feed(), posts=0, sends=0, attempts=(), owner=None,
-        assessed=0, newsletter=None, tick=0, finished=False, last_tick=0, horizon_reached=False,
+        assessed=0, newsletter=None, finished=False, last_tick=0, horizon_reached=False, tick=0,
     )  # fmt: skip
 
 
