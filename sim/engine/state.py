@@ -1,7 +1,9 @@
 """The state of one run as one immutable, hashable value (docs/model.md §2 and §3).
 
-Layout. A `State` is a NamedTuple of plain values (ints, strings, enums, None and tuples of
-them); two runs in the same situation have equal states with equal hashes. Nothing in it
+Layout. A `State` is a NamedTuple of plain values (ints, strings, enums, None, tuples of
+them and the frozen `Setup`); two runs in the same situation have equal states with equal
+hashes. Its field order groups what an attempt's act may change (journal ... attempts) and
+puts `tick` last; the groups below are by meaning. Nothing in it
 points at anything else: an attempt is named by its number (#n is `attempts[n - 1]`), a
 candidate by its digest id (`Candidate.digest`), so identity is never data.
 
