@@ -2,8 +2,8 @@
 
 Layout. A `State` is a NamedTuple of plain values (ints, strings, enums, None, tuples of
 them and the frozen `Setup`); two runs in the same situation have equal states with equal
-hashes. Its field order groups what an attempt's act may change (journal ... attempts) and
-puts `tick` last; the groups below are by meaning. Nothing in it
+hashes. `tick` is its last field (`rules.end_of_tick` replaces it every tick); the groups
+below are by meaning, not field order. Nothing in it
 points at anything else: an attempt is named by its number (#n is `attempts[n - 1]`), a
 candidate by its digest id (`Candidate.digest`), so identity is never data.
 
