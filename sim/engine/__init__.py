@@ -1,4 +1,5 @@
-"""The engine: SimPy actors over the records of docs/model.md §2."""
+"""The engine: the rules of docs/model.md §5 as step functions over an immutable state value
+(`state`, `rules`), driven tick by tick by SimPy actors (`actors`, `run`)."""
 
 from sim.engine.run import run, run_world
 

@@ -21,7 +21,7 @@ WORKERS = 1
 #: docs/model.md §5.3: last the controller: a. assessment, b. newsletter gate, c. suspicion, d. rebuild.
 CONTROLLER = 1 << 40
 
-#: the controller's steps within phase 3, by the names of the Controller's methods.
+#: the controller's steps within phase 3, by the names of their step functions in `sim.engine.rules`.
 CONTROLLER_STEPS = ("assess", "gate", "suspect", "rebuild")
 
 

@@ -45,36 +45,33 @@ class Candidate(NamedTuple):
 
 
 class Acceptance(NamedTuple):
-    digest: str
+    digest: str  # the accepted candidate, by its digest id
     version: int | None  # 0-based; None with pins off (nothing to record)
     tick: int
-    candidate: Candidate
 
 
-class Feed:
-    """The external feed: keyed, serialized receive. It checks idempotency keys only.
+class Feed(NamedTuple):
+    """The external feed, as a value: keyed, serialized receive. It checks idempotency keys only.
 
-    Each call of `receive` is one transaction, serialized per key: lookup, parameter check,
-    apply and remember run as one unit, so two concurrent copies of one request are two
-    calls in sequence and the second finds the first one's record.
+    Each `receive` is one transaction, serialized per key: lookup, parameter check, apply and
+    remember run as one unit, so two concurrent copies of one request are two calls in
+    sequence and the second finds the first one's record.
     """
 
-    __slots__ = ("remembered", "posts")
+    remembered: tuple[tuple[str, str, str], ...] = ()  # (key, request params, post id)
+    posts: tuple[tuple[str, str], ...] = ()  # (post id, request params) applied, in order
 
-    def __init__(self) -> None:
-        self.remembered: dict[str, tuple[str, str]] = {}  # key -> (request params, post id)
-        self.posts: list[tuple[str, str]] = []  # (post id, request params) applied, in order
 
-    def receive(self, key: str | None, params: str) -> tuple[str, str | None]:
-        """Return (answer, post id): answer is applied, repeat (the stored answer) or rejected."""
-        if key is not None:
-            saved = self.remembered.get(key)
-            if saved is not None:
-                if saved[0] != params:
-                    return "rejected", None
-                return "repeat", saved[1]
-        post = f"P{len(self.posts) + 1}"
-        self.posts.append((post, params))
-        if key is not None:
-            self.remembered[key] = (params, post)
-        return "applied", post
+def receive(feed: Feed, key: str | None, params: str) -> tuple[Feed, str, str | None]:
+    """Return (the feed after, answer, post id): answer is applied, repeat (the stored answer)
+    or rejected."""
+    if key is not None:
+        for known, saved, post in feed.remembered:
+            if known == key:
+                if saved != params:
+                    return feed, "rejected", None
+                return feed, "repeat", post
+    post = f"P{len(feed.posts) + 1}"
+    posts = feed.posts + ((post, params),)
+    remembered = feed.remembered if key is None else feed.remembered + ((key, params, post),)
+    return Feed(remembered, posts), "applied", post

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from sim.engine.actors import Controller, input_process
+from sim.engine.actors import start
+from sim.engine.state import State
 from sim.engine.world import World
 from sim.schedule import Schedule
 from sim.switches import Switches
@@ -11,18 +12,16 @@ from sim.trace import Trace
 
 def run_world(world: World) -> Trace:
     """Run the world's scenario to its end and return its trace."""
-    controller = Controller(world)
-    world.env.process(input_process(world))
-    world.env.process(controller.process())
+    start(world)
     world.env.run(until=world.finished)
     return Trace(
         switches=world.switches,
         schedule=world.schedule,
         events=tuple(world.events),
-        versions=tuple(world.versions),
-        last_tick=world.last_tick,
-        horizon_reached=world.horizon_reached,
-        unfired=world.unfired(len(controller.attempts)),
+        versions=world.state.versions,
+        last_tick=world.state.last_tick,
+        horizon_reached=world.state.horizon_reached,
+        unfired=world.unfired(),
         fired=tuple(world.fired),
     )
 
@@ -30,3 +29,13 @@ def run_world(world: World) -> Trace:
 def run(switches: Switches, schedule: Schedule) -> Trace:
     """Run one scenario to its end and return its trace."""
     return run_world(World(switches, schedule))
+
+
+def run_through(world: World, tick: int) -> State:
+    """Run the world's scenario through the end of `tick` (or to its end if sooner) and return
+    the state it reached: a snapshot `World(..., state=...)` resumes from."""
+    start(world)
+    env = world.env
+    while not world.state.finished and env.peek() <= tick:
+        env.step()
+    return world.state

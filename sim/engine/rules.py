@@ -1,0 +1,623 @@
+"""The rules of docs/model.md §5 as step functions over the state value (`sim.engine.state`).
+
+The contract. Every step function takes (state, tick, faults) and returns (next state, the
+events it logged, in order); it changes nothing else and keeps nothing between calls, so the
+same state, tick and faults always give the same result:
+
+- `input_phase(state, t, faults)`: §5.1, a scheduled report change lands.
+- `act(state, n, t, faults)`: §5.2 and §5.4, attempt #n does at most one step at tick t; the
+  attempt's `next_tick` says when it acts again (None: its program has ended).
+- `assess`, `gate`, `suspect`, `rebuild` (each `(state, t, faults)`): the controller's steps
+  a to d of §5.3, run in `order.CONTROLLER_STEPS` order.
+- `end_of_tick(state, t)`: after the controller's steps, whether the run is over (§5.8); if
+  not, the controller acts next at t + 1 (`State.tick`). `controller(state, t, faults)` is
+  the controller's whole phase of a tick: its four steps, then `end_of_tick`.
+
+`faults` is the fault schedule as the engine consults it (`Faults.consult`): a step asks it,
+at each moment of docs/model.md §9 it reaches (`sim.faults.Moment`), which fault the schedule
+makes fire there, naming the place by values of the state (attempt number and tick, the nth
+post or send). Which steps run in a tick, and in what order, is `sim.engine.order`'s alone.
+
+Inside a step the state is thawed into a `Draft` (and an attempt into a `Worker`), changed in
+place and frozen again; a step with nothing to do returns the state it was given.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
+
+from sim.engine import order
+from sim.engine.records import (
+    Acceptance,
+    Candidate,
+    JournalKey,
+    JournalRecord,
+    Part,
+    journal_key,
+    receive,
+)
+from sim.engine.state import (
+    ASSEMBLE,
+    POST,
+    STEPS,
+    WAIT,
+    AttemptState,
+    Held,
+    State,
+    Status,
+    find_candidate,
+)
+from sim.faults import Fault, Moment, PostPoint, Stall
+from sim.switches import Key, Rule
+from sim.trace import Event, Kind, revenue
+
+_new = tuple.__new__
+NO_EVENTS: tuple[Event, ...] = ()
+Step = tuple[State, Sequence[Event]]
+Steps = list[tuple[int, Part | None]]
+
+
+class Faults(Protocol):
+    """The fault schedule as the engine consults it (`sim.engine.world.World` is one)."""
+
+    def consult(self, tick: int, moment: Moment, where: tuple[int, ...]) -> Fault | None: ...
+
+
+class Draft:
+    """One step's working copy of a state: its fields, changed in place, and the events logged."""
+
+    __slots__ = (
+        "setup", "versions", "version", "last_change", "last_acceptance", "epoch", "journal",
+        "candidates", "acceptances", "effects", "feed", "posts", "sends", "attempts", "owner",
+        "assessed", "newsletter", "tick", "finished", "last_tick", "horizon_reached",
+        "events", "faults",
+    )  # fmt: skip
+
+    def __init__(self, s: State, faults: Faults) -> None:
+        (self.setup, self.versions, self.version, self.last_change, self.last_acceptance,
+         self.epoch, self.journal, self.candidates, self.acceptances, self.effects, self.feed,
+         self.posts, self.sends, self.attempts, self.owner, self.assessed, self.newsletter,
+         self.finished, self.last_tick, self.horizon_reached, self.tick) = s  # fmt: skip
+        self.events: list[Event] = []
+        self.faults = faults
+
+    def freeze(self) -> State:
+        return _new(State, (
+            self.setup, self.versions, self.version, self.last_change, self.last_acceptance,
+            self.epoch, self.journal, self.candidates, self.acceptances, self.effects, self.feed,
+            self.posts, self.sends, self.attempts, self.owner, self.assessed, self.newsletter,
+            self.finished, self.last_tick, self.horizon_reached, self.tick,
+        ))  # fmt: skip
+
+    def done(self) -> Step:
+        return self.freeze(), self.events
+
+    def log(self, tick: int, kind: Kind, attempt: int | None, detail: dict[str, Any]) -> None:
+        # tuple.__new__ builds the same Event without the NamedTuple's Python-level __new__
+        self.events.append(_new(Event, (tick, kind, attempt, detail)))
+
+    def put(self, attempt: AttemptState) -> None:
+        i = attempt.n - 1
+        self.attempts = self.attempts[:i] + (attempt,) + self.attempts[i + 1:]
+
+    @property
+    def content(self) -> tuple[int, ...]:
+        return self.versions[self.version]
+
+
+class Worker:
+    """One step's working copy of an attempt."""
+
+    __slots__ = (
+        "n", "token", "pin", "inherited", "status", "next_tick", "crashed", "silent_since",
+        "results", "unwritten", "step", "phase", "held", "verdict", "candidate", "ended",
+    )  # fmt: skip
+
+    def __init__(self, a: AttemptState) -> None:
+        (self.n, self.token, self.pin, self.inherited, self.status, self.next_tick, self.crashed,
+         self.silent_since, self.results, self.unwritten, self.step, self.phase, self.held,
+         self.verdict, self.candidate, self.ended) = a  # fmt: skip
+
+    def freeze(self) -> AttemptState:
+        return _new(AttemptState, (
+            self.n, self.token, self.pin, self.inherited, self.status, self.next_tick, self.crashed,
+            self.silent_since, self.results, self.unwritten, self.step, self.phase, self.held,
+            self.verdict, self.candidate, self.ended,
+        ))  # fmt: skip
+
+
+# -- the records ----------------------------------------------------------------------------
+def journal_get(journal: tuple[tuple[JournalKey, JournalRecord], ...], key: JournalKey) -> JournalRecord | None:
+    for known, record in journal:
+        if known == key:
+            return record
+    return None
+
+
+def effect_of(effects: tuple[tuple[str, str], ...], digest: str) -> str | None:
+    for known, record in effects:
+        if known == digest:
+            return record
+    return None
+
+
+def put_pair(pairs: tuple[tuple[Any, Any], ...], key: Any, value: Any) -> tuple[tuple[Any, Any], ...]:
+    """`pairs` with `key` set to `value`: in place if it is there, else appended."""
+    for i, (known, _) in enumerate(pairs):
+        if known == key:
+            return pairs[:i] + ((key, value),) + pairs[i + 1:]
+    return pairs + ((key, value),)
+
+
+def guard(d: Draft, tick: int, w: Worker, store: str, detail: dict[str, Any]) -> bool:
+    """The token check every protected store makes, atomically with the write."""
+    applied = not (d.setup.fencing and w.token < d.epoch)
+    d.log(tick, Kind.WRITE, w.n, {
+        "store": store, "token": w.token, "epoch": d.epoch, "applied": applied, **detail,
+    })  # fmt: skip
+    return applied
+
+
+def journal_steps(d: Draft, w: Worker, steps: Steps) -> None:
+    for i, part in steps:
+        assert part is not None
+        key = journal_key(i, part.content if d.setup.pins else None)
+        d.journal = put_pair(d.journal, key, JournalRecord(part.result, part.content, w.n))
+
+
+def write_journal(d: Draft, tick: int, w: Worker, steps: Steps) -> bool:
+    detail = {"record": "steps", "steps": [[i + 1, p.result, p.content] for i, p in steps if p]}
+    if not guard(d, tick, w, "journal", detail):
+        return False
+    journal_steps(d, w, steps)
+    return True
+
+
+def write_candidate(d: Draft, tick: int, w: Worker, candidate: Candidate, steps: Steps) -> bool:
+    """The candidate (and, end-only, the attempt's step records with it) in one write."""
+    detail = {
+        "record": "candidate", "digest": candidate.digest,
+        "parts": [[p.result, p.content] for p in candidate.parts],
+        "pin": None if candidate.pin is None else candidate.pin + 1,
+        "steps": [[i + 1, p.result, p.content] for i, p in steps if p],
+    }  # fmt: skip
+    if not guard(d, tick, w, "candidate", detail):
+        return False
+    journal_steps(d, w, steps)
+    d.candidates = d.candidates + (candidate,)
+    return True
+
+
+def write_effect(d: Draft, tick: int, w: Worker, digest: str, record: str) -> bool:
+    if not guard(d, tick, w, "effect", {"record": record, "digest": digest}):
+        return False
+    d.effects = put_pair(d.effects, digest, record)
+    return True
+
+
+def send(d: Draft, tick: int, w: Worker, digest: str, key: str | None) -> None:
+    d.sends += 1
+    fault = d.faults.consult(tick, Moment.SEND, (d.sends,))
+    copies: int = 1 if fault is None else fault.directive()  # type: ignore[assignment]
+    d.log(tick, Kind.SENT, w.n, {"digest": digest, "key": key, "copies": copies})
+    for _ in range(copies):
+        d.feed, answer, post = receive(d.feed, key, digest)
+        d.log(tick, Kind.FEED, w.n, {"digest": digest, "key": key, "answer": answer, "post": post})
+
+
+# -- a. the input (docs/model.md §5.1) --------------------------------------------------------
+def input_phase(state: State, tick: int, faults: Faults) -> Step:
+    """The input phase of `tick`: a scheduled change gives sections new content."""
+    fault = faults.consult(tick, Moment.INPUT, (tick,))
+    if fault is None:
+        return state, NO_EVENTS
+    sections: tuple[int, ...] = fault.directive()  # type: ignore[assignment]
+    d = Draft(state, faults)
+    content = tuple(rev + 1 if i + 1 in sections else rev for i, rev in enumerate(d.content))
+    d.versions = d.versions + (content,)
+    d.version = len(d.versions) - 1
+    d.last_change = tick
+    d.log(tick, Kind.REPORT_CHANGED, None, {
+        "version": d.version + 1, "sections": list(sections), "content": list(content),
+    })  # fmt: skip
+    return d.done()
+
+
+# -- the workers (docs/model.md §5.2 and §5.4) ------------------------------------------------
+def act(state: State, n: int, t: int, faults: Faults) -> Step:
+    """Attempt #n does at most one step at tick t; its `next_tick` says when it acts next."""
+    d = Draft(state, faults)
+    w = Worker(state.attempts[n - 1])
+    w.next_tick = program(d, w, t)
+    i = n - 1
+    d.attempts = d.attempts[:i] + (w.freeze(),) + d.attempts[i + 1:]
+    return d.freeze(), d.events
+
+
+def program(d: Draft, w: Worker, t: int) -> int | None:
+    """One step of the worker's program; return the next tick to act, or None to stop."""
+    if w.status is Status.REFUSED or w.status is Status.FENCED:
+        return None
+    if w.silent_since is not None:  # waking from a pause
+        w.silent_since = None
+        d.log(t, Kind.WOKE, w.n, {})
+        held, w.held = w.held, None
+        if held is not None:
+            return finish(d, w, t, held)
+    fault = d.faults.consult(t, Moment.ACT, (w.n, t))
+    silence: Stall | None = None if fault is None else fault.directive()  # type: ignore[assignment]
+    if w.phase == STEPS:
+        while w.step < len(w.results) and restore(d, w, t, w.step):
+            w.step += 1
+        if w.step < len(w.results):
+            part = compute(d, w, t, w.step)
+            if silence is not None:
+                return fall_silent(d, w, t, silence, ("compute", part))
+            return finish(d, w, t, ("compute", part))
+        w.phase = ASSEMBLE
+    if w.phase == ASSEMBLE:
+        if silence is not None:
+            return fall_silent(d, w, t, silence, ("assemble", None))
+        return finish(d, w, t, ("assemble", None))
+    if w.phase == WAIT:
+        verdict = w.verdict
+        if verdict is None or verdict[1] >= t:  # posts from the tick after acceptance
+            if silence is not None:
+                return fall_silent(d, w, t, silence, None)
+            return t + 1
+        if not verdict[0]:  # refused while it was silent and UNKNOWN: it stops now
+            stop(d, w, t)
+            return None
+        w.phase = POST
+    if silence is not None:
+        return fall_silent(d, w, t, silence, ("post", None))
+    return post(d, w, t)
+
+
+def fall_silent(d: Draft, w: Worker, t: int, silence: Stall, held: Held | None) -> int | None:
+    """It heartbeated at t as it started; whatever it began waits for the wake."""
+    w.held = held
+    w.silent_since = t
+    doing = "waiting" if held is None else held[0]
+    d.log(t, Kind.SILENT, w.n, {"crashed": silence.wake is None, "wake": silence.wake, "during": doing})
+    if silence.wake is None:
+        w.crashed = True
+        return None
+    return silence.wake
+
+
+def finish(d: Draft, w: Worker, t: int, action: Held) -> int | None:
+    """Finish a begun action: write a computed step, or write the candidate."""
+    what, part = action
+    if what == "compute":
+        assert part is not None
+        i = w.step
+        w.results = w.results[:i] + (part,) + w.results[i + 1:]
+        w.step += 1
+        if not d.setup.per_step:
+            w.unwritten = w.unwritten + (i,)
+            return t + 1
+        if not write_journal(d, t, w, [(i, part)]):
+            fence(d, w, t)
+            return None
+        return t + 1
+    if what == "assemble":
+        return assemble(d, w, t)
+    return post(d, w, t)
+
+
+def assemble(d: Draft, w: Worker, t: int) -> int | None:
+    candidate = Candidate(
+        digest=f"d{w.n}",
+        attempt=w.n,
+        token=w.token,
+        parts=tuple(p for p in w.results if p is not None),
+        pin=w.pin,
+        tick=t,
+    )
+    steps = [(i, w.results[i]) for i in w.unwritten]
+    if not write_candidate(d, t, w, candidate, steps):
+        fence(d, w, t)
+        return None
+    w.unwritten = ()
+    w.candidate = candidate.digest
+    w.phase = WAIT
+    return t + 1
+
+
+def restore(d: Draft, w: Worker, t: int, i: int) -> bool:
+    """A step whose journal key matches is restored at no cost (no tick, no call)."""
+    key = journal_key(i, None if w.pin is None else d.versions[w.pin][i])
+    record = journal_get(d.journal, key)
+    if record is None:
+        return False
+    w.results = w.results[:i] + (Part(record.result, record.content),) + w.results[i + 1:]
+    d.log(t, Kind.RESTORED, w.n, {"step": i + 1, "result": record.result, "by": record.attempt, "content": record.content})
+    return True
+
+
+def compute(d: Draft, w: Worker, t: int, i: int) -> Part:
+    """One model call. With pins on it reads the pinned snapshot, otherwise the live report."""
+    content = d.versions[w.pin][i] if w.pin is not None else d.content[i]
+    part = Part(f"s{i + 1}@{w.n}", content)
+    d.log(t, Kind.COMPUTED, w.n, {"step": i + 1, "result": part.result, "content": content})
+    return part
+
+
+def stop(d: Draft, w: Worker, t: int) -> None:
+    """Its candidate was refused: it stops."""
+    w.status = Status.REFUSED
+    w.ended = t
+    assert w.candidate is not None
+    d.log(t, Kind.STOPPED, w.n, {"digest": w.candidate})
+
+
+def fence(d: Draft, w: Worker, t: int) -> None:
+    """A protected store rejected its write: it stops (it may still be alive)."""
+    w.status = Status.FENCED
+    w.ended = t
+    d.log(t, Kind.FENCED, w.n, {})
+
+
+def post(d: Draft, w: Worker, t: int) -> int | None:
+    """Record the intent, send with the key rule, record the feed's answer (one tick)."""
+    digest = w.candidate
+    assert digest is not None
+    d.posts += 1
+    fault = d.faults.consult(t, Moment.POST, (d.posts,))
+    death: PostPoint | None = None if fault is None else fault.directive()  # type: ignore[assignment]
+    if death is PostPoint.BEFORE_INTENT:
+        return die(d, w, t, death)
+    # Every poster records its intent first, so a stale token is fenced before the send;
+    # only a successor finishing an inherited announcement resends under the intent its
+    # predecessor already recorded (docs/model.md §5.4: "reconcile first").
+    if w.inherited is None or effect_of(d.effects, digest) is None:
+        if not write_effect(d, t, w, digest, "intent"):
+            fence(d, w, t)
+            return None
+    if death is PostPoint.AFTER_INTENT:
+        return die(d, w, t, death)
+    send(d, t, w, digest, post_key(d, w, digest))
+    if death is PostPoint.AFTER_SEND:
+        return die(d, w, t, death)
+    if not write_effect(d, t, w, digest, "confirmed"):
+        fence(d, w, t)
+        return None
+    w.status = Status.DONE
+    w.ended = t
+    d.log(t, Kind.DONE, w.n, {"digest": digest})
+    return None
+
+
+def post_key(d: Draft, w: Worker, digest: str) -> str | None:
+    key = d.setup.key
+    if key is Key.PER_OPERATION:
+        return f"announce/{digest}"
+    if key is Key.PER_ATTEMPT:
+        return f"attempt/{w.n}"
+    return None
+
+
+def die(d: Draft, w: Worker, t: int, point: PostPoint) -> int | None:
+    """It dies at `point` of its post: it never acts again."""
+    w.crashed = True
+    w.silent_since = t
+    d.log(t, Kind.DIED, w.n, {"point": point.value})
+    return None
+
+
+def announcement_owed(a: AttemptState) -> str | None:
+    """The accepted digest whose announcement this attempt still owes, if any: a successor
+    of a lost owner inherits it (docs/model.md §5.4, "reconcile first")."""
+    if a.inherited is not None or (a.verdict is not None and a.verdict[0]):
+        return a.candidate
+    return None
+
+
+# -- the controller (docs/model.md §5.3) ------------------------------------------------------
+def admit(d: Draft, tick: int, reason: str, inherit: str | None) -> None:
+    """Publish a new epoch, then admit an attempt holding it (record before dispatch)."""
+    token = d.epoch + 1
+    d.epoch = token
+    if inherit is not None:
+        pin = find_candidate(d.candidates, inherit).pin
+    else:
+        pin = d.version if d.setup.pins else None
+    n = len(d.attempts) + 1
+    d.attempts = d.attempts + (AttemptState(
+        n=n, token=token, pin=pin, inherited=inherit, status=Status.RUNNING,
+        next_tick=tick + 1,  # it does not act in the tick it was admitted
+        crashed=False, silent_since=None, results=(None,) * d.setup.sections, unwritten=(),
+        step=0, phase=POST if inherit is not None else STEPS, held=None, verdict=None,
+        candidate=inherit, ended=None,
+    ),)  # fmt: skip
+    d.owner = n
+    d.log(tick, Kind.ADMITTED, n, {
+        "token": token, "reason": reason, "pin": None if pin is None else pin + 1,
+        "reconcile": inherit,
+    })  # fmt: skip
+
+
+def assess(state: State, t: int, faults: Faults) -> Step:
+    """a. Each candidate written before this tick gets its verdict, in write order."""
+    if state.assessed >= len(state.candidates) or state.candidates[state.assessed].tick >= t:
+        return state, NO_EVENTS
+    d = Draft(state, faults)
+    while d.assessed < len(d.candidates) and d.candidates[d.assessed].tick < t:
+        c = d.candidates[d.assessed]
+        d.assessed += 1
+        reason = refusal(d, c)
+        producer = Worker(d.attempts[c.attempt - 1])
+        if reason is None:
+            version = d.version if d.setup.pins else None
+            d.acceptances = d.acceptances + (Acceptance(c.digest, version, t),)
+            d.last_acceptance = t
+            producer.verdict = (True, t)
+            d.put(producer.freeze())
+            d.log(t, Kind.ACCEPTED, None, {
+                "digest": c.digest, "producer": c.attempt,
+                "version": None if version is None else version + 1,
+                "built_from": list(c.built_from),
+            })  # fmt: skip
+            continue
+        producer.verdict = (False, t)
+        d.log(t, Kind.REFUSED, None, {"digest": c.digest, "producer": c.attempt, "reason": reason})
+        # running -> refused; a silent UNKNOWN producer stays UNKNOWN (a crashed one for
+        # good), and a paused one stops when it wakes and reads the verdict
+        if producer.status is Status.RUNNING or (
+            producer.status is Status.UNKNOWN and producer.silent_since is None
+        ):
+            stop(d, producer, t)
+        d.put(producer.freeze())
+    return d.done()
+
+
+def refusal(d: Draft, c: Candidate) -> str | None:
+    if d.setup.fencing and c.token < d.epoch:
+        return "stale token"
+    if not d.setup.pins:
+        return None  # every complete candidate is accepted
+    if c.pin != d.version:
+        return f"pinned to v{(c.pin or 0) + 1}, report is v{d.version + 1}"
+    if c.built_from != d.content:
+        return "a part does not match the pinned version"
+    if any(a.version == d.version for a in d.acceptances):
+        return f"a digest is already accepted for v{d.version + 1}"
+    return None
+
+
+def gate(state: State, t: int, faults: Faults) -> Step:
+    """b. From the ready tick on, the newsletter takes a digest by the newsletter rule."""
+    if state.newsletter is not None or t < state.setup.newsletter_ready:
+        return state, NO_EVENTS
+    digest = choose_newsletter(state)
+    if digest is None:
+        return state, NO_EVENTS
+    d = Draft(state, faults)
+    d.newsletter = digest.digest
+    accepted = any(a.digest == digest.digest for a in state.acceptances)
+    d.log(t, Kind.NEWSLETTER, None, {
+        "digest": digest.digest, "quote": revenue(digest.parts[1].content),
+        "built_from": list(digest.built_from), "accepted": accepted,
+    })  # fmt: skip
+    return d.done()
+
+
+def choose_newsletter(state: State) -> Candidate | None:
+    """The newsletter rule (docs/model.md §4): which digest the dependant would take now."""
+    setup = state.setup
+    acceptances = state.acceptances
+    if setup.rule is Rule.LATEST_FINISHED:
+        return state.candidates[-1] if state.candidates else None
+    if setup.rule is Rule.CURRENT_ACCEPTED and setup.pins:
+        current = [a for a in acceptances if a.version == state.version]
+        return find_candidate(state.candidates, current[-1].digest) if current else None
+    if setup.rule is Rule.CURRENT_ACCEPTED and not setup.fail_open:
+        return None  # fail-closed: nothing to compare, so it waits
+    return find_candidate(state.candidates, acceptances[-1].digest) if acceptances else None
+
+
+def suspect(state: State, t: int, faults: Faults) -> Step:
+    """c. A running attempt silent for the heartbeat limit becomes UNKNOWN; if it owned the
+    work, a successor is admitted (inheriting an announcement it owed)."""
+    limit = state.setup.heartbeat_limit
+    for a in state.attempts:
+        if a.silent_since is not None and suspected(a, t, limit):
+            break
+    else:
+        return state, NO_EVENTS
+    d = Draft(state, faults)
+    for i in range(len(state.attempts)):
+        a = d.attempts[i]
+        since = a.silent_since
+        if since is not None and suspected(a, t, limit):
+            a = a._replace(status=Status.UNKNOWN)
+            d.put(a)
+            d.log(t, Kind.UNKNOWN, a.n, {"missed": t - since})
+            if a.n == d.owner:
+                admit(d, t, "suspicion", announcement_owed(a))
+    return d.done()
+
+
+def suspected(a: AttemptState, t: int, limit: int) -> bool:
+    since = a.silent_since
+    return a.status is Status.RUNNING and since is not None and t - since >= limit
+
+
+def rebuild(state: State, t: int, faults: Faults) -> Step:
+    """d. With no owner yet, or when the owner ended without the work done, admit another."""
+    if state.owner is None:
+        reason = "start"
+    elif rebuild_due(state, t):
+        reason = "rebuild"
+    else:
+        return state, NO_EVENTS
+    d = Draft(state, faults)
+    admit(d, t, reason, None)
+    return d.done()
+
+
+def rebuild_due(state: State, t: int) -> bool:
+    if state.owner is None:
+        return False
+    owner = state.attempts[state.owner - 1]
+    return (
+        owner.ended is not None
+        and owner.ended < t
+        and (owner.status is Status.DONE or owner.status is Status.REFUSED)
+        and not satisfied(state)
+    )
+
+
+def satisfied(state: State) -> bool:
+    """The work is done for the current input (docs/model.md §5.3 d)."""
+    if state.setup.pins:
+        return any(a.version == state.version for a in state.acceptances)
+    if state.last_acceptance is None:
+        return False
+    return state.last_change is None or state.last_change <= state.last_acceptance
+
+
+# -- the end of a tick (docs/model.md §5.8) ----------------------------------------------------
+assert State._fields[-1] == "tick"
+
+
+def end_of_tick(state: State, t: int) -> State:
+    """After the controller's steps at t: the run is over, or the controller acts at t + 1."""
+    if quiescent(state, t):
+        return state._replace(finished=True, last_tick=t)
+    if t >= state.setup.horizon:
+        return state._replace(finished=True, last_tick=t, horizon_reached=True)
+    return _new(State, state[:-1] + (t + 1,))  # state._replace(tick=t + 1), faster
+
+
+def controller(state: State, t: int, faults: Faults) -> Step:
+    """The controller's phase of tick t: its steps in `order.CONTROLLER_STEPS` order, then
+    `end_of_tick`."""
+    first, second, third, fourth = CONTROLLER_STEPS  # unrolled: it runs every tick of every run
+    state, e1 = first(state, t, faults)
+    state, e2 = second(state, t, faults)
+    state, e3 = third(state, t, faults)
+    state, e4 = fourth(state, t, faults)
+    if e1 or e2 or e3 or e4:
+        return end_of_tick(state, t), [*e1, *e2, *e3, *e4]
+    return end_of_tick(state, t), NO_EVENTS
+
+
+def quiescent(state: State, t: int) -> bool:
+    """Nothing can happen any more: the run is over."""
+    if state.assessed < len(state.candidates) or t < state.setup.last_change_at:
+        return False
+    if state.newsletter is None and t < state.setup.newsletter_ready:
+        return False
+    for a in state.attempts:
+        if a.next_tick is not None or (a.crashed and a.status is Status.RUNNING):
+            return False
+    return not rebuild_due(state, t + 1)
+
+
+#: the controller's steps, in the order `sim.engine.order` gives
+CONTROLLER_STEPS: tuple[Callable[[State, int, Faults], Step], ...] = tuple(
+    globals()[name] for name in order.CONTROLLER_STEPS
+)

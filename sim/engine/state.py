@@ -1,0 +1,167 @@
+"""The state of one run as one immutable, hashable value (docs/model.md §2 and §3).
+
+Layout. A `State` is a NamedTuple of plain values (ints, strings, enums, None, tuples of
+them and the frozen `Setup`); two runs in the same situation have equal states with equal
+hashes. `tick` is its last field (`rules.end_of_tick` replaces it every tick); the groups
+below are by meaning, not field order. Nothing in it
+points at anything else: an attempt is named by its number (#n is `attempts[n - 1]`), a
+candidate by its digest id (`Candidate.digest`), so identity is never data.
+
+- `setup`: what the switches and the schedule fix for the whole run (`Setup`).
+- the report: `versions` (the content revision of each section, by version), `version`
+  (0-based index of the current one; `content` is its content), `last_change`.
+- the records: `epoch` (the one authoritative token), `journal` ((key, record) pairs in first
+  write order, a later write of a key replacing its record in place), `candidates` (in write
+  order), `acceptances`, `effects` ((digest id, "intent" | "confirmed") pairs), `feed`
+  (`records.Feed`), `last_acceptance`.
+- the fault moments' counters: `posts` (post actions begun), `sends` (sends begun). The
+  schedule's faults are matched against these values (docs/model.md §9).
+- the attempts: one `AttemptState` each, in attempt order.
+- the controller: `owner` (an attempt number), `assessed` (candidates assessed, in write order),
+  `newsletter` (the gate's digest id).
+- run bookkeeping: `tick` (the tick the controller acts next: every actor has acted in every
+  tick before it), `finished`, `last_tick`, `horizon_reached`.
+
+The rules that change a state are the step functions of `sim.engine.rules`; the trace's
+events are not part of the state (a step returns the events it logs).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+from typing import NamedTuple
+
+from sim.engine.records import Acceptance, Candidate, Feed, JournalKey, JournalRecord, Part
+from sim.faults import Moment
+from sim.schedule import Schedule
+from sim.switches import Checkpoints, Fencing, Gate, Key, Pins, Rule, Switches
+
+
+class Status(Enum):
+    """The attempt lifecycle of docs/model.md §3, as the controller records it."""
+
+    RUNNING = "running"
+    UNKNOWN = "UNKNOWN"
+    FENCED = "fenced"
+    REFUSED = "refused"
+    DONE = "done"
+
+
+# what an attempt is doing in its program (docs/model.md §5.4)
+STEPS, ASSEMBLE, WAIT, POST = "steps", "assemble", "wait", "post"
+
+#: an action an attempt began as it fell silent, finished when it wakes:
+#: ("compute", the computed part), ("assemble", None) or ("post", None)
+Held = tuple[str, Part | None]
+
+
+class AttemptState(NamedTuple):
+    """One admitted attempt, as a value."""
+
+    n: int  # its attempt number
+    token: int
+    pin: int | None  # the 0-based version it is pinned to (None: pins off)
+    inherited: str | None  # the accepted digest whose announcement it inherited, by id
+    status: Status
+    next_tick: int | None  # the tick it acts next; None: its program has ended
+    crashed: bool
+    silent_since: int | None  # tick of its last heartbeat while silent
+    results: tuple[Part | None, ...]  # per step
+    unwritten: tuple[int, ...]  # computed steps not yet journaled (end-only)
+    step: int
+    phase: str  # STEPS, ASSEMBLE, WAIT or POST
+    held: Held | None  # begun action finished on waking
+    verdict: tuple[bool, int] | None  # (accepted, tick of the verdict)
+    candidate: str | None  # the digest it produced or inherited, by id
+    ended: int | None
+
+    @property
+    def alive(self) -> bool:
+        """Its program still runs (acting, waiting or paused)."""
+        return self.next_tick is not None
+
+
+@dataclass(frozen=True, slots=True)
+class Setup:
+    """What the switches and the schedule fix for the whole run (a slotted dataclass rather
+    than a NamedTuple: the rules read it at every step, and slot reads are the fast ones)."""
+
+    fencing: bool
+    pins: bool
+    per_step: bool
+    fail_open: bool
+    rule: Rule
+    key: Key
+    sections: int
+    heartbeat_limit: int
+    newsletter_ready: int
+    horizon: int
+    last_change_at: int  # the last tick with a scheduled report change (-1: none)
+
+
+class State(NamedTuple):
+    """One run's state between two steps (see the module docstring for the layout)."""
+
+    setup: Setup
+    versions: tuple[tuple[int, ...], ...]
+    version: int
+    last_change: int | None
+    last_acceptance: int | None
+    epoch: int
+    journal: tuple[tuple[JournalKey, JournalRecord], ...]
+    candidates: tuple[Candidate, ...]
+    acceptances: tuple[Acceptance, ...]
+    effects: tuple[tuple[str, str], ...]
+    feed: Feed
+    posts: int
+    sends: int
+    attempts: tuple[AttemptState, ...]
+    owner: int | None
+    assessed: int
+    newsletter: str | None
+    finished: bool
+    last_tick: int
+    horizon_reached: bool
+    tick: int  # last: `rules.end_of_tick` replaces it every tick
+
+    @property
+    def content(self) -> tuple[int, ...]:
+        return self.versions[self.version]
+
+
+def input_ticks(schedule: Schedule) -> list[int]:
+    """The ticks whose input phase the schedule changes the report at."""
+    return sorted({f.where()[0] for f in schedule.faults if f.moment is Moment.INPUT})
+
+
+def initial_state(switches: Switches, schedule: Schedule) -> State:
+    """The state at t0, before anything has acted."""
+    ticks = input_ticks(schedule)
+    setup = Setup(
+        fencing=switches.fencing is Fencing.ON,
+        pins=switches.pins is Pins.ON,
+        per_step=switches.checkpoints is Checkpoints.PER_STEP,
+        fail_open=switches.gate is Gate.FAIL_OPEN,
+        rule=switches.rule,
+        key=switches.key,
+        sections=schedule.sections,
+        heartbeat_limit=schedule.heartbeat_limit,
+        newsletter_ready=schedule.newsletter_ready,
+        horizon=schedule.horizon,
+        last_change_at=ticks[-1] if ticks else -1,
+    )
+    return State(
+        setup=setup, versions=((0,) * schedule.sections,), version=0, last_change=None,
+        last_acceptance=None, epoch=schedule.first_token - 1, journal=(), candidates=(),
+        acceptances=(), effects=(), feed=Feed(), posts=0, sends=0, attempts=(), owner=None,
+        assessed=0, newsletter=None, finished=False, last_tick=0, horizon_reached=False, tick=0,
+    )  # fmt: skip
+
+
+def find_candidate(candidates: tuple[Candidate, ...], digest: str) -> Candidate:
+    """The candidate with this digest id."""
+    for c in candidates:
+        if c.digest == digest:
+            return c
+    raise KeyError(digest)
