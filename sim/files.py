@@ -94,18 +94,7 @@ def atomic_write(path: Path, data: str | bytes) -> None:
     """Replace `path` with `data` (text is UTF-8) atomically: a reader sees the old file or
     the new one, whole, and a kill leaves one of them. A symlink at `path` is replaced
     itself, never followed. Raises `OSError`; the temporary file is gone either way."""
-    with _folder(path.parent) as folder:
-        tmp = temp_name("file")
-        try:
-            _create(folder, tmp, _bytes(data))
-            os.replace(tmp, path.name, src_dir_fd=folder, dst_dir_fd=folder)
-        except BaseException:
-            try:
-                os.unlink(tmp, dir_fd=folder)
-            except FileNotFoundError:
-                pass
-            raise
-        os.fsync(folder)
+    atomic_write_many(path.parent, {path.name: data})
 
 
 def atomic_write_many(folder_path: Path, files: Mapping[str, str | bytes]) -> None:
@@ -118,8 +107,8 @@ def atomic_write_many(folder_path: Path, files: Mapping[str, str | bytes]) -> No
         try:
             for name, data in files.items():
                 tmp = temp_name("file", name)
+                staged.append((tmp, name))  # before it exists: a failed create is cleaned too
                 _create(folder, tmp, _bytes(data))
-                staged.append((tmp, name))
             for tmp, name in staged:
                 os.replace(tmp, name, src_dir_fd=folder, dst_dir_fd=folder)
         except BaseException:

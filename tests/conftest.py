@@ -57,6 +57,18 @@ def procs() -> Iterator[list[subprocess.Popen[bytes]]]:
             proc.wait()
 
 
+def processes() -> Iterator[tuple[int, list[str]]]:
+    """(pid, the fields of /proc/PID/stat after the command name) of every live process."""
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                fields = open(f"/proc/{entry}/stat").read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if fields[0] != "Z":
+                yield int(entry), fields
+
+
 _browser_tests_passed = 0
 
 

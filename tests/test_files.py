@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import processes
 
 from sim import files
 from sim.cli import main
@@ -294,16 +295,7 @@ def test_a_failure_to_start_workers_is_one_line_and_no_hang(tmp_path: Path, comm
 
 
 def children(pid: int) -> set[int]:
-    found = set()
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if int(fields[1]) == pid and fields[0] != "Z":
-                found.add(int(entry))
-    return found
+    return {child for child, fields in processes() if int(fields[1]) == pid}
 
 
 def alive(pid: int) -> bool:

@@ -22,6 +22,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from conftest import processes
 
 from sim.files import LEGACY, TEMP_PREFIX
 
@@ -62,16 +63,7 @@ def parses(files: Snapshot) -> None:
 
 def session(sid: int) -> list[int]:
     """The live processes of session `sid` (a killed `sim` and its workers)."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if int(fields[3]) == sid and fields[0] != "Z":
-                found.append(int(entry))
-    return found
+    return [pid for pid, fields in processes() if int(fields[3]) == sid]
 
 
 def run(args: list[str], cwd: Path) -> float:

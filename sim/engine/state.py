@@ -32,7 +32,14 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import NamedTuple
 
-from sim.engine.records import Acceptance, Candidate, Feed, JournalKey, JournalRecord, Part
+from sim.engine.records import (
+    Acceptance,
+    Candidate,
+    Feed,
+    JournalKey,
+    JournalRecord,
+    Part,
+)
 from sim.faults import Moment
 from sim.schedule import Schedule
 from sim.switches import Checkpoints, Fencing, Gate, Key, Pins, Rule, Switches
