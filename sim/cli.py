@@ -10,22 +10,23 @@ import sys
 
 import click
 
+from sim.commands import COMMANDS, command
 from sim.errors import SimError
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Commands(click.Group):
+    """The commands of `sim/commands/`, each imported when it is first needed."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return list(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        return command(cmd_name) if cmd_name in COMMANDS else None
+
+
+@click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
 def cli() -> None:
     """sim: a tick-based simulator and model checker for durable agent work."""
-
-
-def _register() -> None:
-    from sim.commands import COMMANDS
-
-    for command in COMMANDS:
-        cli.add_command(command)
-
-
-_register()
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -5,6 +5,7 @@ them is one line."""
 
 from __future__ import annotations
 
+import importlib
 import os
 import signal
 import subprocess
@@ -236,8 +237,8 @@ def test_a_bad_out_is_one_line_before_any_work(tmp_path: Path, capsys: pytest.Ca
         raise AssertionError("the work started")
 
     monkeypatch.setattr(sys.modules["sim.check"], "check", no_work)
-    monkeypatch.setattr(sys.modules["sim.commands.sweep"], "run_sweep", no_work)
-    monkeypatch.setattr(sys.modules["sim.commands.explore"], "run_search", no_work)
+    monkeypatch.setattr(importlib.import_module("sim.commands.sweep"), "run_sweep", no_work)
+    monkeypatch.setattr(importlib.import_module("sim.commands.explore"), "run_search", no_work)
     (tmp_path / "afile").write_text("")
     assert main([*command, "--out", str(tmp_path / "afile" / "sub")]) == 2
     err = capsys.readouterr().err

@@ -1,14 +1,26 @@
-"""One module per command; `COMMANDS` is what `sim` offers, in help order."""
+"""One module per command. `COMMANDS` is what `sim` offers, in help order: each command's
+name and its module, imported only when that command runs (or `sim --help` lists them), so
+`sim sweep` does not pay for the checker, the explorer or the diff at start-up."""
 
 from __future__ import annotations
 
+import importlib
+
 import click
 
-from sim.commands.check import check
-from sim.commands.diff import diff
-from sim.commands.explore import explore
-from sim.commands.scenarios import scenarios
-from sim.commands.sweep import sweep
-from sim.commands.trace import trace
+#: command name -> the module under sim.commands that defines it (a click command of that name)
+COMMANDS: dict[str, str] = {
+    "scenarios": "scenarios",
+    "trace": "trace",
+    "sweep": "sweep",
+    "diff": "diff",
+    "explore": "explore",
+    "check": "check",
+}
 
-COMMANDS: list[click.Command] = [scenarios, trace, sweep, diff, explore, check]
+
+def command(name: str) -> click.Command:
+    """The click command `name`, its module imported now."""
+    module = importlib.import_module(f"sim.commands.{COMMANDS[name]}")
+    found: click.Command = getattr(module, name)
+    return found
