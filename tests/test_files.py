@@ -236,7 +236,7 @@ def test_a_bad_out_is_one_line_before_any_work(tmp_path: Path, capsys: pytest.Ca
     def no_work(*args: object, **kwargs: object) -> None:
         raise AssertionError("the work started")
 
-    monkeypatch.setattr(sys.modules["sim.check"], "check", no_work)
+    monkeypatch.setattr(importlib.import_module("sim.check"), "check", no_work)
     monkeypatch.setattr(importlib.import_module("sim.commands.sweep"), "run_sweep", no_work)
     monkeypatch.setattr(importlib.import_module("sim.commands.explore"), "run_search", no_work)
     (tmp_path / "afile").write_text("")

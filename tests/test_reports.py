@@ -13,10 +13,10 @@ import pytest
 
 from sim import sweep as sweep_mod
 from sim.cli import main
+from sim.files import atomic_write
 from sim.render import report
 from sim.render.report import (
     WRITERS,
-    atomic_write,
     render_all,
     render_csv,
     reproduce,

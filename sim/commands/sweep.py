@@ -12,8 +12,9 @@ from typing import Any
 import click
 
 from sim.commands.common import folder_value
+from sim.files import prepare_out
 from sim.render import grid
-from sim.render.report import prepare_out, render_all, write_reports
+from sim.render.report import render_all, write_reports
 from sim.sweep import SweepProgress
 from sim.sweep import sweep as run_sweep
 from sim.workers import MAX_WORKERS

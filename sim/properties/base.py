@@ -21,8 +21,8 @@ see what a switched-off protection hides (docs/model.md, "Ground truth for the i
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
@@ -204,8 +204,6 @@ class Property:
     unless: tuple[Failure, ...] = ()
     #: what puts it at risk (None: not followed by `at_risk`)
     hazard: Hazard | None = None
-    #: anything a property module wants to carry along (not read by the machinery)
-    extra: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def safety(self) -> bool:

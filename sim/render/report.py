@@ -19,8 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sim.files import OutError, atomic_write, atomic_write_many
-from sim.files import prepare_out as _prepare
+from sim.files import OutError, atomic_write_many
 from sim.outcome import FIELDS as OUTCOME_FIELDS
 from sim.render.explainer import render_explainer
 from sim.render.grid import Grid
@@ -38,10 +37,6 @@ class ReportWriter:
     description: str = ""
     #: also needs each run's swimlane (`sim.render.grid.Grid`, in run order)
     grids: bool = False
-
-
-#: the --out folder cannot hold the reports (the writer's error)
-OutDirError = OutError
 
 
 # -- JSON ----------------------------------------------------------------------------------
@@ -337,12 +332,6 @@ WRITERS: list[ReportWriter] = [
 
 
 # -- writing -------------------------------------------------------------------------------
-def prepare_out(out: Path) -> Path:
-    """Create `out` if needed, check the reports can be written there and clean the
-    leftovers of a killed run (`sim.files.prepare_out`)."""
-    return _prepare(out)
-
-
 def render_all(
     doc: Document, writers: Sequence[ReportWriter] | None = None, grids: Sequence[Grid] | None = None
 ) -> dict[str, str]:
@@ -369,10 +358,7 @@ def write_reports(texts: dict[str, str], out: Path) -> list[Path]:
 
 __all__ = [
     "WRITERS",
-    "OutDirError",
     "ReportWriter",
-    "atomic_write",
-    "prepare_out",
     "render_all",
     "render_csv",
     "render_json",
