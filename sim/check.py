@@ -2,62 +2,39 @@
 
 The bounded space: every fault schedule with at most `max_faults` faults, each one a fault
 that a registered fault kind (`sim.faults`) offers at a moment of the run at a tick <= horizon
-(`Fault.offers`; `Bound.to_json` lists what each kind offers, in words).
+(`Fault.offers`; `CheckBound.to_json` lists what each kind offers, in words).
 
-A schedule counts only if every one of its faults takes effect (`trace.unfired` is empty):
-any other schedule produces exactly the trace of the smaller schedule without the faults that
-never fired, so running it would check nothing new.
+It is searched as a state space (`sim.search`): nodes are canonical states at the start of a
+tick, transitions are the choices of faults within a tick, levels are ticks, and equal nodes
+merge. The search counts the schedules (paths) and, per property, those that break it, and
+finds each broken property's shortest counterexample, exactly as the schedule enumerator it
+replaced (`sim.enumerator`, kept as the test oracle and the benchmark's reference).
 
-How the space is walked (a generation tree, in a fixed order). Every fault is *consulted* at
-one moment of a run: a change at the input phase of its tick, a silence when its attempt acts
-at its tick, a death when the run's nth post action begins, a duplicate when the nth send
-begins. Before that moment a fault changes nothing, so a run with one more fault is the same
-run up to the moment the new fault is consulted. Hence a schedule S whose faults all fire has
-exactly one *parent*: S without the fault consulted last, whose faults all fire too; and the
-children of a schedule P are exactly the faults P's own run offers (its consult moments,
-plus the input phase of every tick up to the horizon) after the moment P's last fault was
-consulted, added one at a time. Walking this tree from the empty schedule visits every
-schedule of the space once, builds none that a fault of would fail to fire ("a silence of an
-attempt that does not exist by then" is never built), and needs one engine run per schedule.
-
-Distinct traces: each run is fingerprinted (an 8-byte BLAKE2b digest of a canonical encoding
-of its events), so schedules that produce the same trace are counted once. The planned wake
-tick of a silence is left out of the fingerprint: it is the schedule's intention, not
-something that happened (a `woke` event records a wake when it happens).
-
-Sharding: the walk is a stack of schedules still to run. A `Job` is a batch of them; running
-it returns the children of every schedule in it that may still grow, plus the counts. Jobs
-go to any `concurrent.futures.Executor` (a process pool here, a cluster engine later); the
-results are merged with sums, set unions and minima, so they are identical for any number of
-workers and any completion order. Memory: nothing is kept per schedule but its fingerprint;
-the stack stays at a few thousand schedules (jobs hold few schedules that may still grow);
-the one thing that grows is the set of distinct fingerprints (8 bytes each in a sorted
-array, like TLC's fingerprint set).
+Work units: each configuration is searched on its own, or split into `split` subtrees at the
+first level with at least `split` nodes (the nodes go to units by their stable fingerprint).
+Units go to any `concurrent.futures.Executor` (this process, a process pool, a Dask cluster);
+their findings merge by sums, maxima and minima, so the result depends on the split but not
+on the executor, the number of workers or the order units finish in.
 """
 
 from __future__ import annotations
 
-import heapq
 import os
 import stat
-from array import array
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
-from dataclasses import dataclass, field, replace
-from hashlib import blake2b
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from sim import properties
-from sim.engine import run_world
-from sim.engine.world import Consult, Position, World
 from sim.errors import SimError, SwitchError
-from sim.events import PLANNED
-from sim.faults import KINDS, Fault, Moment, check_order
+from sim.faults import KINDS, Fault
 from sim.faults import describe as describe_list
 from sim.limits import MAX_CHECK_FAULTS
 from sim.run import counterexample
 from sim.schedule import Schedule
+from sim.search import Found, Node, Search, Space, fingerprint, node_key, root
 from sim.switches import (
     PROTECTIONS,
     WEAKENINGS,
@@ -66,11 +43,12 @@ from sim.switches import (
     for_own_schedules,
     parse_value,
 )
-from sim.trace import Event, Kind, Trace
 
 #: the default bound: `sim check --max-faults 2 --protections each` takes a few minutes.
 DEFAULT_MAX_FAULTS = 2
 DEFAULT_HORIZON = 12
+#: the most units of work one configuration may be cut into (`--split`)
+MAX_SPLIT = 4096
 #: how a counterexample file's description starts (what tells `sim check`'s files from others)
 COUNTEREXAMPLE_MARK = "sim check counterexample:"
 
@@ -81,10 +59,7 @@ JUDGED = (*properties.SAFETY, properties.EFFECTS_CONFIRMED)
 #: the setting's constants are the worked example's (Schedule's defaults).
 SETTING = Schedule()
 
-Code = tuple[Fault, ...]  # a schedule: its faults, in the order they are consulted
-#: a schedule's faults in `sim check`'s canonical order, as comparable keys (the shortest
-#: counterexample is the least (fault count, tick, keys))
-Keys = tuple[tuple[Any, ...], ...]
+Code = tuple[Fault, ...]  # a schedule: its faults, in the order they take effect
 
 
 class BoundError(SimError, ValueError):
@@ -131,109 +106,8 @@ def schedule_of(code: Iterable[Fault]) -> Schedule:
     return SETTING.with_faults(tuple(code))
 
 
-def keys(code: Code) -> Keys:
-    return tuple(sorted(check_order(f) for f in code))
-
-
-# -- one run -----------------------------------------------------------------------------------
-def children(code: Code, consults: Sequence[Consult], fired: dict[Fault, Position], horizon: int) -> list[Code]:
-    """The schedules one fault larger whose new fault is consulted after all of `code`'s.
-
-    The moments are ordered by (tick, seq): the input phase of tick t is (t, 0), the run's
-    consults during tick t follow it in the order they happened.
-    """
-    last = max((fired[f] for f in code), default=(-1, 0))
-    points: list[tuple[int, int, Moment, tuple[int, ...]]] = [
-        (t, 0, Moment.INPUT, (t,)) for t in range(last[0] + 1, horizon + 1)
-    ]
-    points += [c for c in consults if (c[0], c[1]) > last and c[0] <= horizon]
-    points.sort(key=lambda p: (p[0], p[1]))
-    by_moment: dict[Moment, list[type[Fault]]] = {}
-    for kind in KINDS:
-        by_moment.setdefault(kind.moment, []).append(kind)
-    out: list[Code] = []
-    for _, _, moment, where in points:
-        for kind in by_moment.get(moment, ()):
-            out.extend(code + (fault,) for fault in kind.offers(code, where, horizon, SETTING))
-    return out
-
-
-_KIND_CODE = {kind: i for i, kind in enumerate(Kind)}
-
-
-def fingerprint(events: Sequence[Event]) -> int:
-    """An 8-byte BLAKE2b digest of what happened in the events, as an int: each event kind's
-    planned fields (`sim.events.PLANNED`, e.g. a silence's wake tick) are left out.
-
-    The encoding is the repr of plain values (ints, strings, None, bools, lists and dicts
-    whose keys the engine inserts in a fixed order per event kind): it does not depend on
-    PYTHONHASHSEED, and equal traces of one version of the engine encode equally.
-    """
-    code = _KIND_CODE
-    parts = []
-    for tick, kind, attempt, detail in events:
-        planned = PLANNED.get(kind)
-        if planned is not None:
-            detail = {k: v for k, v in detail.items() if k not in planned}
-        parts.append((tick, code[kind], attempt, detail))
-    return int.from_bytes(blake2b(repr(parts).encode(), digest_size=8).digest(), "little")
-
-
-def run_code(switches: Switches, code: Code, record: bool) -> tuple[Trace, World]:
-    world = World(switches, schedule_of(code), record=record)
-    trace = run_world(world)
-    if trace.unfired:  # the walk builds only schedules whose faults all fire
-        raise AssertionError(f"sim check: a fault did not fire in {code}: {trace.unfired}")
-    return trace, world
-
-
-# -- jobs: the unit of work an executor runs --------------------------------------------------------
-@dataclass(frozen=True, slots=True)
-class Job:
-    switches: Switches
-    bound: CheckBound
-    codes: tuple[Code, ...]
-
-
-@dataclass(slots=True)
-class JobResult:
-    schedules: int = 0
-    fingerprints: bytes = b""  # 8 bytes per schedule run, native order
-    violations: dict[str, int] = field(default_factory=dict)
-    #: invariant -> ((fault count, tick it broke, canonical keys), code): the shortest so far
-    shortest: dict[str, tuple[tuple[int, int, Keys], Code]] = field(default_factory=dict)
-    horizon_reached: int = 0
-    children: list[Code] = field(default_factory=list)
-
-
-def run_job(job: Job) -> JobResult:
-    """Run every schedule of the batch; return the counts and the children still to run."""
-    result = JobResult()
-    prints = array("Q")
-    violations = result.violations
-    shortest = result.shortest
-    limit = job.bound.max_faults
-    for code in job.codes:
-        grow = len(code) < limit
-        trace, world = run_code(job.switches, code, grow)
-        result.schedules += 1
-        prints.append(fingerprint(trace.events))
-        if trace.horizon_reached:
-            result.horizon_reached += 1
-        for name, tick in properties.violations(trace, JUDGED):
-            violations[name] = violations.get(name, 0) + 1
-            key = (len(code), tick, keys(code))
-            if name not in shortest or key < shortest[name][0]:
-                shortest[name] = (key, code)
-        if grow:
-            assert world.consults is not None
-            result.children.extend(children(code, world.consults, world.fired, job.bound.horizon))
-    result.fingerprints = prints.tobytes()
-    return result
-
-
 class InlineExecutor(Executor):
-    """Runs each job at once in this process: the one-worker case, with no IPC."""
+    """Runs each unit at once in this process: the one-worker case, with no IPC."""
 
     def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
         future: Future[Any] = Future()
@@ -244,40 +118,7 @@ class InlineExecutor(Executor):
         return future
 
 
-class FingerprintSet:
-    """Distinct 8-byte fingerprints: a sorted array (8 bytes each) plus a set buffer that is
-    merged into it whenever it reaches an eighth of the array (so about 17 bytes per distinct
-    trace at the peak, against some 70 for a set of ints)."""
-
-    def __init__(self, buffer: int = 1 << 16) -> None:
-        self.sorted = array("Q")
-        self.buffer: set[int] = set()
-        self.limit = buffer
-
-    def update(self, prints: Iterable[int]) -> None:
-        self.buffer.update(prints)
-        if len(self.buffer) >= max(self.limit, len(self.sorted) // 8):
-            self._merge()
-
-    def _merge(self) -> None:
-        if not self.buffer:
-            return
-        fresh = sorted(self.buffer)
-        self.buffer = set()
-        merged = array("Q")
-        last = -1
-        for p in heapq.merge(self.sorted, fresh):
-            if p != last:
-                merged.append(p)
-                last = p
-        self.sorted = merged
-
-    def __len__(self) -> int:
-        self._merge()
-        return len(self.sorted)
-
-
-# -- the check: every configuration's tree, walked by one scheduler -----------------------------------
+# -- the configurations and their results ----------------------------------------------------------
 @dataclass(frozen=True, slots=True)
 class Config:
     """One row of the check: a protections label and the switches it runs under."""
@@ -303,14 +144,18 @@ class Counterexample:
 @dataclass(frozen=True, slots=True)
 class Result:
     config: Config
+    #: schedules in the bound (paths of the search)
     schedules: int
-    distinct_traces: int
-    #: invariant name -> schedules that broke it, for every invariant (sorted by name)
+    #: invariant name -> schedules that broke it, for every judged property (in JUDGED order)
     violations: dict[str, int]
     #: invariant name -> its shortest counterexample, for the broken ones
     counterexamples: dict[str, Counterexample]
-    #: runs that hit the engine's horizon guard (a model bug if ever non-zero)
+    #: schedules that hit the engine's horizon guard (a model bug if ever non-zero)
     horizon_reached: int
+    #: the search: distinct nodes, transitions, and the last tick any node reached
+    nodes: int = 0
+    transitions: int = 0
+    depth: int = 0
 
     @property
     def protections(self) -> str:
@@ -333,131 +178,103 @@ class Result:
         return properties.verdict(self.broken)
 
 
-class _Tally:
-    """The merged results of one configuration (sums, a set union and minima: order-free)."""
-
-    def __init__(self) -> None:
-        self.schedules = 0
-        self.horizon_reached = 0
-        self.prints = FingerprintSet()
-        self.violations: dict[str, int] = {}
-        self.shortest: dict[str, tuple[tuple[int, int, Keys], Code]] = {}
-
-    def add(self, result: JobResult) -> None:
-        self.schedules += result.schedules
-        self.horizon_reached += result.horizon_reached
-        self.prints.update(array("Q", result.fingerprints))
-        for name, count in result.violations.items():
-            self.violations[name] = self.violations.get(name, 0) + count
-        for name, (key, code) in result.shortest.items():
-            if name not in self.shortest or key < self.shortest[name][0]:
-                self.shortest[name] = (key, code)
-
-    def result(self, config: Config) -> Result:
-        return Result(
-            config=config,
-            schedules=self.schedules,
-            distinct_traces=len(self.prints),
-            violations={p.name: self.violations.get(p.name, 0) for p in JUDGED},
-            counterexamples={
-                name: Counterexample(name, schedule_of(code).faults, key[1])
-                for name, (key, code) in sorted(self.shortest.items())
-            },
-            horizon_reached=self.horizon_reached,
-        )
+def result_of(config: Config, found: Found) -> Result:
+    return Result(
+        config=config,
+        schedules=found.schedules,
+        violations={p.name: found.violations.get(p.name, 0) for p in JUDGED},
+        counterexamples={
+            name: Counterexample(name, schedule_of(path).faults, key[1])
+            for name, (key, path) in sorted(found.shortest.items())
+        },
+        horizon_reached=found.horizon_reached,
+        nodes=found.nodes,
+        transitions=found.transitions,
+        depth=found.depth,
+    )
 
 
-#: how many leaves (schedules that do not grow) a growing schedule counts as in a job
-GROWING_WEIGHT = 32
+# -- work units -----------------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class Unit:
+    """One piece of a check: a configuration's subtree(s) from the level at `tick`."""
 
-#: progress callback: (schedules run so far, an estimate of the total)
-CheckProgress = Callable[[int, int], None]
+    index: int  # the configuration's
+    space: Space
+    tick: int
+    nodes: tuple[Node, ...]
+
+
+def run_unit(unit: Unit) -> Found:
+    """Search the unit's nodes to the end (in a worker process, or here)."""
+    frontier = {node_key(node): node for node in unit.nodes}
+    return Search(unit.space).run(frontier, unit.tick)
+
+
+def space_of(config: Config, bound: CheckBound) -> Space:
+    return Space(config.switches, bound.max_faults, bound.horizon, SETTING, tuple(p.name for p in JUDGED))
+
+
+def units_of(index: int, config: Config, bound: CheckBound, split: int) -> tuple[list[Unit], Found]:
+    """The configuration's units, and what was found on the way to the level they start at.
+
+    With `split` 1 the one unit is the root. Otherwise the levels are searched here until
+    one has at least `split` nodes; its nodes go to `split` units by fingerprint."""
+    space = space_of(config, bound)
+    start = root(space)
+    if split <= 1:
+        return [Unit(index, space, 0, (start,))], Found()
+    search = Search(space)
+    frontier = {node_key(start): start}
+    t = 0
+    while frontier and len(frontier) < split:
+        frontier = search.level(frontier, t)
+        t += 1
+    parts: list[list[Node]] = [[] for _ in range(split)]
+    for key in sorted(frontier, key=fingerprint):
+        parts[fingerprint(key) % split].append(frontier[key])
+    return [Unit(index, space, t, tuple(part)) for part in parts if part], search.found
+
+
+#: progress callback: (units done, units in all, nodes searched so far)
+CheckProgress = Callable[[int, int, int], None]
 
 
 def check(configs: Sequence[Config], bound: CheckBound, executor: Executor | None = None, workers: int = 1,
-          batch: int = 256, progress: CheckProgress | None = None) -> list[Result]:  # fmt: skip
-    """Walk the bounded space under each configuration; one Result per configuration.
+          split: int = 1, progress: CheckProgress | None = None) -> list[Result]:  # fmt: skip
+    """Search the bounded space under each configuration; one Result per configuration.
 
-    `executor` runs the jobs (in this process if None); `workers` is how many it runs at
-    once, so that about two jobs per worker are kept in flight. Results do not depend on
-    either, nor on `batch` (the most schedules per job).
+    `executor` runs the units (in this process if None), about two per worker in flight.
+    Results depend on `split` (how many subtrees each configuration is cut into; it changes
+    the node and transition counts, never the schedules, verdicts or counterexamples) but
+    not on the executor or `workers`.
     """
     executor = executor or InlineExecutor()
-    inflight_limit = 2 * max(1, workers)
-    tallies = [_Tally() for _ in configs]
-    # the stack of schedules still to run: (configuration index, code). The first
-    # configuration's root is on top, so the configurations are walked mostly one by one.
-    stack: list[tuple[int, Code]] = [(i, ()) for i in reversed(range(len(configs)))]
-    estimate = _Estimate(bound.max_faults, len(configs))
-    inflight: dict[Future[JobResult], tuple[int, Job]] = {}
-    done_so_far = 0
-    while stack or inflight:
-        while stack and len(inflight) < inflight_limit:
-            index = stack[-1][0]
-            # a job holds up to `batch` schedules, but a schedule that may still grow counts
-            # as GROWING_WEIGHT of them: its children come back to the stack, and keeping
-            # their number per job small keeps the stack (and memory) small
-            size = min(batch, max(1, -(-len(stack) // inflight_limit)))
-            take: list[Code] = []
-            weight = 0
-            while stack and weight < size and stack[-1][0] == index:
-                code = stack.pop()[1]
-                take.append(code)
-                weight += GROWING_WEIGHT if len(code) < bound.max_faults else 1
-            estimate.taken(take)
-            job = Job(configs[index].switches, bound, tuple(take))
-            inflight[executor.submit(run_job, job)] = (index, job)
+    found = [Found() for _ in configs]
+    queue: list[Unit] = []
+    for i, config in enumerate(configs):
+        units, before = units_of(i, config, bound, split)
+        found[i].add(before)
+        queue.extend(units)
+    total = len(queue)
+    queue.reverse()
+    inflight: dict[Future[Found], Unit] = {}
+    done = 0
+    while queue or inflight:
+        while queue and len(inflight) < 2 * max(1, workers):
+            unit = queue.pop()
+            inflight[executor.submit(run_unit, unit)] = unit
         finished, _ = wait(list(inflight), return_when=FIRST_COMPLETED)
         for future in finished:
-            index, job = inflight.pop(future)
-            result = future.result()
-            estimate.finished(job.codes)
-            tallies[index].add(result)
-            done_so_far += result.schedules
-            estimate.grew(result.children)
-            stack.extend((index, code) for code in result.children)
+            unit = inflight.pop(future)
+            found[unit.index].add(future.result())
+            done += 1
         if progress is not None:
-            progress(done_so_far, estimate.total(done_so_far))
-    if progress is not None:
-        progress(done_so_far, done_so_far)
-    return [tally.result(config) for tally, config in zip(tallies, configs)]
-
-
-class _Estimate:
-    """Expected size of the unexplored part of the walk, from the fan-out seen so far."""
-
-    def __init__(self, depth: int, roots: int) -> None:
-        self.depth = depth
-        self.waiting = [0] * (depth + 1)  # schedules on the stack, by size
-        self.waiting[0] = roots
-        self.running = [0] * (depth + 1)
-        self.completed = [0] * (depth + 1)  # schedules run (their children known), by size
-        self.born = [0] * (depth + 2)  # children produced, by their size
-
-    def taken(self, codes: list[Code]) -> None:
-        for code in codes:
-            self.waiting[len(code)] -= 1
-            self.running[len(code)] += 1
-
-    def finished(self, codes: tuple[Code, ...]) -> None:
-        for code in codes:
-            self.running[len(code)] -= 1
-            self.completed[len(code)] += 1
-
-    def grew(self, kids: list[Code]) -> None:
-        for kid in kids:
-            self.waiting[len(kid)] += 1
-            self.born[len(kid)] += 1
-
-    def total(self, done: int) -> int:
-        # expected subtree size of a schedule of size d: S_K = 1, S_d = 1 + fan-out(d) * S_{d+1};
-        # a schedule on the stack or running counts itself and its expected descendants
-        size = [1.0] * (self.depth + 2)
-        for d in range(self.depth - 1, -1, -1):
-            fan = self.born[d + 1] / self.completed[d] if self.completed[d] else 0.0
-            size[d] = 1 + fan * size[d + 1]
-        ahead = sum((w + r) * size[d] for d, (w, r) in enumerate(zip(self.waiting, self.running)))
-        return int(done + ahead)
+            progress(done, total, sum(f.nodes for f in found))
+    for f in found:
+        for prop in JUDGED:
+            f.violations.setdefault(prop.name, 0)
+    return [result_of(config, f) for config, f in zip(configs, found)]
 
 
 # -- the configurations `--protections` names ----------------------------------------------------
@@ -540,23 +357,21 @@ def is_counterexample_file(path: Path) -> bool:
 
 
 __all__ = [
-    "CheckBound",
     "BoundError",
+    "CheckBound",
+    "CheckProgress",
     "Config",
     "Counterexample",
-    "FingerprintSet",
     "InlineExecutor",
-    "Job",
-    "JobResult",
     "Result",
+    "Unit",
     "base_switches",
     "check",
-    "children",
     "configurations",
     "counterexample_name",
     "counterexample_text",
-    "fingerprint",
     "is_counterexample_file",
-    "run_job",
+    "run_unit",
     "schedule_of",
+    "units_of",
 ]

@@ -38,12 +38,19 @@ DEFAULT_OUT = Path("reports/counterexamples/check")
 @click.option("--workers", "-j", type=click.IntRange(1, MAX_WORKERS), default=None,
               help=f"Worker processes (default: the CPUs this process may use; at most {MAX_WORKERS}, "
               "4 x the CPU count). Results do not depend on it.")  # fmt: skip
+@click.option("--split", type=click.IntRange(1, checker.MAX_SPLIT), default=1, show_default=True,
+              help="Cut each configuration's search into up to N units of work (subtrees), so that one "
+              "configuration can use several workers. Changes the node and transition counts, never the "
+              "schedules, verdicts or counterexamples; the output does not depend on the workers.")  # fmt: skip
+@click.option("--scheduler", metavar="ADDRESS|local:N", default=None,
+              help="Run the units on a Dask cluster: a scheduler's HOST:PORT, or local:N for a local cluster "
+              "of N worker processes (needs pip install -e '.[dask]'). Same output as without.")  # fmt: skip
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), callback=folder_value, default=DEFAULT_OUT,
               show_default=True, help="Where the counterexample scenario files (and check.json) go; "
               "the old set there is replaced as a whole.")  # fmt: skip
 def check(max_faults: int, horizon: int, sets: tuple[str, ...], protections: str, workers: int | None,
-          as_json: bool, out: Path) -> int:  # fmt: skip
+          split: int, scheduler: str | None, as_json: bool, out: Path) -> int:  # fmt: skip
     """Check every invariant on every fault schedule within a bound.
 
     The enumerated faults replace the worked example's fixed ones (attempt #1 silent at t3,
@@ -59,8 +66,8 @@ def check(max_faults: int, horizon: int, sets: tuple[str, ...], protections: str
     workers = workers or min(cpus(), MAX_WORKERS)
     target = prepare_folder(out)  # fail on a bad --out before the work
     started = time.perf_counter()
-    with _progress(enabled=sys.stderr.isatty()) as progress, _executor(workers) as executor:
-        results = checker.check(configs, bound, executor=executor, workers=workers, progress=progress)
+    with _progress(enabled=sys.stderr.isatty()) as progress, _executor(workers, scheduler) as (executor, workers):
+        results = checker.check(configs, bound, executor=executor, workers=workers, split=split, progress=progress)
     seconds = time.perf_counter() - started
     files: dict[tuple[str, str, str], Path] = {}
     texts: dict[str, str] = {}
@@ -84,12 +91,19 @@ def check(max_faults: int, horizon: int, sets: tuple[str, ...], protections: str
 
 
 @contextmanager
-def _executor(workers: int) -> Iterator[Executor]:
+def _executor(workers: int, scheduler: str | None) -> Iterator[tuple[Executor, int]]:
+    """The executor the units run on, and how many it runs at once."""
+    if scheduler is not None:
+        from sim.cluster import dask_executor
+
+        with dask_executor(scheduler) as (executor, threads):
+            yield executor, threads
+        return
     if workers == 1:
-        yield checker.InlineExecutor()
+        yield checker.InlineExecutor(), 1
         return
     with pool(workers) as executor:
-        yield executor
+        yield executor, workers
 
 
 def _document(bound: checker.CheckBound, results: list[checker.Result],
@@ -111,7 +125,9 @@ def _document(bound: checker.CheckBound, results: list[checker.Result],
                 "protections": r.protections,
                 "checkpoints": r.checkpoints,
                 "schedules": r.schedules,
-                "distinct_traces": r.distinct_traces,
+                "nodes": r.nodes,
+                "transitions": r.transitions,
+                "depth": r.depth,
                 "violations": dict(r.violations),
                 "verdict": verdict(r.broken),
                 "counterexamples": {
@@ -126,13 +142,13 @@ def _document(bound: checker.CheckBound, results: list[checker.Result],
 def _render(bound: checker.CheckBound, results: list[checker.Result], files: dict[tuple[str, str, str], Path],
             seconds: float, workers: int) -> None:  # fmt: skip
     names = [p.name for p in checker.JUDGED]
-    headers = ["protections", "checkpoints", "schedules", "distinct", *names, "verdict"]
+    headers = ["protections", "checkpoints", "schedules", "nodes", *names, "verdict"]
     rows = [
         [
             r.protections,
             r.checkpoints,
             r.schedules,
-            r.distinct_traces,
+            r.nodes,
             *[f"{r.violations[name]:,}" if r.violations[name] else "-" for name in names],
             verdict(r.broken, bounded=True),
         ]
@@ -157,9 +173,13 @@ def _render(bound: checker.CheckBound, results: list[checker.Result], files: dic
 
 def _bound_line(bound: checker.CheckBound, results: list[checker.Result], seconds: float, workers: int) -> str:
     total = sum(r.schedules for r in results)
+    nodes = sum(r.nodes for r in results)
+    transitions = sum(r.transitions for r in results)
+    depth = max((r.depth for r in results), default=0)
     return (
-        f"bound checked: {bound.describe()}, under {len(results)} configuration(s): "
-        f"{total:,} schedules in {seconds:.1f} s ({total / max(seconds, 1e-9):,.0f}/s, {workers} worker(s))"
+        f"bound checked: {bound.describe()}, under {len(results)} configuration(s): {total:,} schedules "
+        f"searched as {nodes:,} nodes and {transitions:,} transitions to depth t{depth} in {seconds:.1f} s "
+        f"({transitions / max(seconds, 1e-9):,.0f} transitions/s, {workers} worker(s))"
     )
 
 
@@ -186,25 +206,22 @@ class _progress:
             TextColumn("checking"),
             BarColumn(),
             MofNCompleteColumn(),
-            TextColumn("schedules (total estimated)"),
-            TextColumn("{task.fields[rate]}"),
+            TextColumn("units of work"),
+            TextColumn("{task.fields[nodes]} nodes"),
             TextColumn("ETA {task.fields[eta]}"),
             console=Console(stderr=True),
             transient=True,
         )
         self.bar.__enter__()
-        self.task = self.bar.add_task("check", total=None, rate="", eta="-")
+        self.task = self.bar.add_task("check", total=None, nodes="0", eta="-")
         started = time.perf_counter()
 
-        def update(done: int, total: int) -> None:
-            # rich's own remaining-time column restarts its estimate whenever the total changes,
-            # and the total here is an estimate that is refined as the walk goes: so the ETA is
-            # worked out from the overall rate instead
-            rate = done / max(time.perf_counter() - started, 1e-9)
-            total = max(total, done)
-            left = (total - done) / rate if rate > 0 else 0.0
-            eta = f"{int(left // 60)}:{int(left % 60):02d}"
-            self.bar.update(self.task, completed=done, total=total, rate=f"{rate:,.0f}/s", eta=eta)
+        def update(done: int, total: int, nodes: int) -> None:
+            # units differ in size, so the ETA is only the rate of units so far
+            spent = time.perf_counter() - started
+            left = spent / done * (total - done) if done else 0.0
+            eta = f"{int(left // 60)}:{int(left % 60):02d}" if done else "-"
+            self.bar.update(self.task, completed=done, total=total, nodes=f"{nodes:,}", eta=eta)
 
         return update
 

@@ -617,6 +617,23 @@ def quiescent(state: State, t: int) -> bool:
     return not rebuild_due(state, t + 1)
 
 
+def run_tick(state: State, t: int, faults: Faults) -> tuple[State, list[Event]]:
+    """The whole of tick t, stepped directly rather than by SimPy (`sim check`'s search):
+    the input phase, then each attempt due at t in attempt order, then the controller's
+    phase, the order `sim.engine.order` gives SimPy. The input phase consults the faults at
+    every tick. An attempt the controller admits at t acts from t + 1."""
+    events: list[Event] = []
+    state, e = input_phase(state, t, faults)
+    events += e
+    for n in range(1, len(state.attempts) + 1):
+        if state.attempts[n - 1].next_tick == t:
+            state, e = act(state, n, t, faults)
+            events += e
+    state, e = controller(state, t, faults)
+    events += e
+    return state, events
+
+
 #: the controller's steps, in the order `sim.engine.order` gives
 CONTROLLER_STEPS: tuple[Callable[[State, int, Faults], Step], ...] = tuple(
     globals()[name] for name in order.CONTROLLER_STEPS

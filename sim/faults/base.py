@@ -259,6 +259,12 @@ class Fault(ABC):
     def bound_words(cls, horizon: int, schedule: Setting) -> str:
         """What `sim check` enumerates of the kind, in words."""
 
+    def restricts_until(self) -> int | None:
+        """The last tick at which this fault, once it has taken effect, can still change what
+        `offers` gives (None: never after its own moment). `sim check`'s search keeps a fault
+        in its nodes until then, so that `offers` sees it as it sees a whole schedule."""
+        return None
+
 
 #: the registered fault kinds, in their order in scenario files and in `sim explore`'s draw
 KINDS: list[type[Fault]] = []

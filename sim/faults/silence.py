@@ -164,6 +164,11 @@ class Silence(Fault):
             return []  # still silent: it cannot fall silent again before it woke
         return [cls(attempt, tick, wake) for wake in (None, *range(tick + 1, horizon + 1))]
 
+    def restricts_until(self) -> int | None:
+        """A pause restricts until its wake (the attempt cannot fall silent again before,
+        `overlaps`); a crashed attempt is never consulted again."""
+        return self.wake
+
     @classmethod
     def bound_words(cls, horizon: int, schedule: Setting) -> str:
         return f"any attempt at any tick <= t{horizon}: crash, or pause waking by t{horizon}"

@@ -128,8 +128,17 @@ class Seen:
     at the end of a tick *after* taking it in.
     """
 
-    __slots__ = ("content", "built", "accepted_for", "accepted", "applied", "latest", "latest_accepted",
-                 "ready", "started")  # fmt: skip
+    __slots__ = (
+        "accepted",
+        "accepted_for",
+        "applied",
+        "built",
+        "content",
+        "latest",
+        "latest_accepted",
+        "ready",
+        "started",
+    )  # fmt: skip
 
     def __init__(self, trace: Trace) -> None:
         self.content: tuple[int, ...] = trace.versions[0]  # the report content current now
@@ -180,6 +189,57 @@ class Hazard:
         return not self.kinds
 
 
+# -- monitors -------------------------------------------------------------------------------
+#: a monitor's memo: a small plain value (ints, strings, tuples of them), equal for equal
+#: histories as far as the property can tell, and ordered (no sets) so it encodes stably
+Memo = Any
+
+
+@dataclass(frozen=True, slots=True)
+class Monitor:
+    """A property followed event by event, keeping only a small memo (after TLC's and
+    stateright's properties, which read the state, not the history).
+
+    `step(memo, event, content, position)` takes one event of a kind in `kinds`, with the
+    report content current at its tick and its position (its index in a trace; its tick in
+    `sim check`'s search), and returns the next memo and whether this event breaks the
+    property. A progress property also has `end(memo)`: the positions of the events that
+    break it once the run is over, in order (empty: it holds).
+
+    The same monitor judges a whole trace (`Property.breaks`, for the renderers) and the
+    state-space search (`sim.search`, where the memo is part of each node), so a property
+    is written once.
+    """
+
+    kinds: frozenset[Kind]
+    step: Callable[[Memo, Event, tuple[int, ...], int], tuple[Memo, bool]]
+    start: Memo = ()
+    end: Callable[[Memo], tuple[int, ...]] | None = None
+
+
+def monitor_breaks(monitor: Monitor) -> Check:
+    """Every event index of a trace that breaks the property the monitor follows."""
+
+    def breaks(trace: Trace, report: ReportHistory) -> Iterator[int]:
+        memo = monitor.start
+        kinds = monitor.kinds
+        step = monitor.step
+        for i, e in enumerate(trace.events):
+            if e.kind in kinds:
+                memo, broke = step(memo, e, report.at(e.tick), i)
+                if broke:
+                    yield i
+        if monitor.end is not None:
+            yield from monitor.end(memo)
+
+    return breaks
+
+
+def add(memo: tuple[Any, ...], item: Any) -> tuple[Any, ...]:
+    """A memo that is a sorted tuple of distinct items, with `item` in it."""
+    return memo if item in memo else tuple(sorted((*memo, item)))
+
+
 # -- the property ---------------------------------------------------------------------------
 #: a property's check: every event index that breaks it, in trace order
 Check = Callable[[Trace, ReportHistory], Iterator[int]]
@@ -194,8 +254,11 @@ class Property:
     name: str
     temporal: Temporal
     description: str
-    breaks: Check
     why: Why
+    #: how it is followed event by event (the search needs one; see `Monitor`)
+    monitor: Monitor | None = None
+    #: every event index of a trace that breaks it; derived from `monitor` when not given
+    breaks: Check = None  # type: ignore[assignment]
     #: the protection that guards it (None: no single protection does)
     guard: Guard | None = None
     #: other protections it relies on as well (a progress property may need several)
@@ -204,6 +267,14 @@ class Property:
     unless: tuple[Failure, ...] = ()
     #: what puts it at risk (None: not followed by `at_risk`)
     hazard: Hazard | None = None
+
+    def __post_init__(self) -> None:
+        if self.breaks is None:
+            if self.monitor is None:
+                raise ValueError(f"property {self.name!r} needs a monitor or a breaks function")
+            object.__setattr__(self, "breaks", monitor_breaks(self.monitor))
+        if self.monitor is not None and (self.monitor.end is None) != self.safety:
+            raise ValueError(f"property {self.name!r}: a progress monitor has an end, a safety one none")
 
     @property
     def safety(self) -> bool:

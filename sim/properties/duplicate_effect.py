@@ -7,21 +7,30 @@ announcement").
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
-from sim.properties.base import ALWAYS, GUARDS, Hazard, Property, Seen, register
+from sim.properties.base import (
+    ALWAYS,
+    GUARDS,
+    Hazard,
+    Memo,
+    Monitor,
+    Property,
+    Seen,
+    add,
+    register,
+)
 from sim.trace import Event, Kind, ReportHistory, Trace
 
 
-def breaks(trace: Trace, report: ReportHistory) -> Iterator[int]:
-    """Every post the feed applied beyond the first for one accepted digest."""
-    applied: set[str] = set()
-    for i, e in enumerate(trace.events):
-        if e.kind is Kind.FEED and e.detail["answer"] == "applied":
-            digest = e.detail["digest"]
-            if digest in applied:
-                yield i
-            applied.add(digest)
+def step(memo: Memo, e: Event, content: tuple[int, ...], position: int) -> tuple[Memo, bool]:
+    """A post the feed applied for a digest it had applied a post for already breaks it
+    (the memo: the digests the feed applied a post for, sorted)."""
+    if e.detail["answer"] != "applied":
+        return memo, False
+    digest = e.detail["digest"]
+    return add(memo, digest), digest in memo
+
+
+MONITOR = Monitor(frozenset({Kind.FEED}), step)
 
 
 def why(trace: Trace, report: ReportHistory, index: int) -> str:
@@ -45,7 +54,7 @@ PROPERTY = register(Property(
     name="duplicate-effect",
     temporal=ALWAYS,
     description="the feed applied at most one post per accepted digest",
-    breaks=breaks,
+    monitor=MONITOR,
     why=why,
     guard=GUARDS["key"],
     hazard=Hazard("the feed received an operation again after applying it once", arose, frozenset({Kind.FEED})),

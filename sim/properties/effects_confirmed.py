@@ -17,23 +17,33 @@ behind, and with fencing on its intent write is rejected.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
-from sim.properties.base import EVENTUALLY, GUARDS, Property, register
-from sim.trace import Kind, ReportHistory, Trace
+from sim.properties.base import EVENTUALLY, GUARDS, Memo, Monitor, Property, register
+from sim.trace import Event, Kind, ReportHistory, Trace
 
 
-def breaks(trace: Trace, report: ReportHistory) -> Iterator[int]:
-    """Every applied intent write with no applied confirmation of its digest after it."""
-    open_intents: dict[str, list[int]] = {}  # digest -> its intents not confirmed yet
-    for i, e in enumerate(trace.events):
-        d = e.detail
-        if e.kind is Kind.WRITE and d["store"] == "effect" and d["applied"]:
-            if d["record"] == "intent":
-                open_intents.setdefault(d["digest"], []).append(i)
-            elif d["record"] == "confirmed":
-                open_intents.pop(d["digest"], None)
-    yield from sorted(i for intents in open_intents.values() for i in intents)
+def step(memo: Memo, e: Event, content: tuple[int, ...], position: int) -> tuple[Memo, bool]:
+    """Follow the intents not confirmed yet. The memo: (digest, positions of its open
+    intents) pairs, sorted by digest; an applied confirmation meets every open intent of
+    its digest."""
+    d = e.detail
+    if d["store"] != "effect" or not d["applied"]:
+        return memo, False
+    digest = d["digest"]
+    rest = tuple(pair for pair in memo if pair[0] != digest)
+    if d["record"] == "confirmed":
+        return rest, False
+    if d["record"] != "intent":
+        return memo, False
+    earlier = next((positions for known, positions in memo if known == digest), ())
+    return tuple(sorted((*rest, (digest, (*earlier, position))))), False
+
+
+def end(memo: Memo) -> tuple[int, ...]:
+    """Once the run is over: every intent never confirmed breaks it, in order."""
+    return tuple(sorted(p for _, positions in memo for p in positions))
+
+
+MONITOR = Monitor(frozenset({Kind.WRITE}), step, end=end)
 
 
 def why(trace: Trace, report: ReportHistory, index: int) -> str:
@@ -45,7 +55,7 @@ PROPERTY = register(Property(
     name="effects-confirmed",
     temporal=EVENTUALLY,
     description="every intent recorded was confirmed by the end of the run",
-    breaks=breaks,
+    monitor=MONITOR,
     why=why,
     guard=GUARDS["fencing"],
 ))  # fmt: skip

@@ -12,13 +12,13 @@ what pins off leaves without versions.)
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 from sim.properties.base import (
     ALWAYS,
     GUARDS,
     Failure,
     Hazard,
+    Memo,
+    Monitor,
     Property,
     Seen,
     register,
@@ -28,13 +28,13 @@ from sim.switches import Gate, Pins
 from sim.trace import Event, Kind, ReportHistory, Trace
 
 
-def breaks(trace: Trace, report: ReportHistory) -> Iterator[int]:
-    """The newsletter's start, if it took a digest never accepted or built from an old report."""
-    for i, e in enumerate(trace.events):
-        if e.kind is Kind.NEWSLETTER and (
-            not e.detail["accepted"] or tuple(e.detail["built_from"]) != report.at(e.tick)
-        ):
-            yield i
+def step(memo: Memo, e: Event, content: tuple[int, ...], position: int) -> tuple[Memo, bool]:
+    """The newsletter's start breaks it if it took a digest never accepted or built from an
+    old report."""
+    return memo, not e.detail["accepted"] or tuple(e.detail["built_from"]) != content
+
+
+MONITOR = Monitor(frozenset({Kind.NEWSLETTER}), step)
 
 
 def why(trace: Trace, report: ReportHistory, index: int) -> str:
@@ -72,7 +72,7 @@ PROPERTY = register(Property(
     name="misused-dependant",
     temporal=ALWAYS,
     description="the newsletter started only on an accepted digest built from the then-current report",
-    breaks=breaks,
+    monitor=MONITOR,
     why=why,
     guard=GUARDS["rule"],
     unless=(PINS_OFF_FAIL_OPEN,),

@@ -7,17 +7,26 @@ Guarded by fencing tokens: with fencing on, every protected store rejects such a
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
-from sim.properties.base import ALWAYS, GUARDS, Hazard, Property, Seen, register
+from sim.properties.base import (
+    ALWAYS,
+    GUARDS,
+    Hazard,
+    Memo,
+    Monitor,
+    Property,
+    Seen,
+    register,
+)
 from sim.trace import Event, Kind, ReportHistory, Trace
 
 
-def breaks(trace: Trace, report: ReportHistory) -> Iterator[int]:
-    """Every applied write whose token was below the epoch it met."""
-    for i, e in enumerate(trace.events):
-        if e.kind is Kind.WRITE and e.detail["applied"] and e.detail["token"] < e.detail["epoch"]:
-            yield i
+def step(memo: Memo, e: Event, content: tuple[int, ...], position: int) -> tuple[Memo, bool]:
+    """An applied write whose token was below the epoch it met breaks it."""
+    d = e.detail
+    return memo, d["applied"] and d["token"] < d["epoch"]
+
+
+MONITOR = Monitor(frozenset({Kind.WRITE}), step)
 
 
 def why(trace: Trace, report: ReportHistory, index: int) -> str:
@@ -34,7 +43,7 @@ PROPERTY = register(Property(
     name="stale-write",
     temporal=ALWAYS,
     description="no protected store applied a write whose token was below the epoch",
-    breaks=breaks,
+    monitor=MONITOR,
     why=why,
     guard=GUARDS["fencing"],
     hazard=Hazard("an attempt tried a protected write with a token below the epoch", arose, frozenset({Kind.WRITE})),

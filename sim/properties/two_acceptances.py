@@ -7,21 +7,27 @@ rebuild").
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
-from sim.properties.base import ALWAYS, GUARDS, Hazard, Property, Seen, register
+from sim.properties.base import (
+    ALWAYS,
+    GUARDS,
+    Hazard,
+    Memo,
+    Monitor,
+    Property,
+    Seen,
+    add,
+    register,
+)
 from sim.trace import Event, Kind, ReportHistory, Trace
 
 
-def breaks(trace: Trace, report: ReportHistory) -> Iterator[int]:
-    """Every acceptance while a digest was already accepted under the same report content."""
-    seen: set[tuple[int, ...]] = set()
-    for i, e in enumerate(trace.events):
-        if e.kind is Kind.ACCEPTED:
-            current = report.at(e.tick)
-            if current in seen:
-                yield i
-            seen.add(current)
+def step(memo: Memo, e: Event, content: tuple[int, ...], position: int) -> tuple[Memo, bool]:
+    """An acceptance while a digest was already accepted under the same report content
+    breaks it (the memo: the contents some digest was accepted under, sorted)."""
+    return add(memo, content), content in memo
+
+
+MONITOR = Monitor(frozenset({Kind.ACCEPTED}), step)
 
 
 def why(trace: Trace, report: ReportHistory, index: int) -> str:
@@ -44,7 +50,7 @@ PROPERTY = register(Property(
     name="two-acceptances",
     temporal=ALWAYS,
     description="no two acceptances while the same report version was current",
-    breaks=breaks,
+    monitor=MONITOR,
     why=why,
     guard=GUARDS["pins"],
     hazard=Hazard("a candidate was assessed while a digest was already accepted for the current report",

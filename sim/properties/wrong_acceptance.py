@@ -8,12 +8,12 @@ and rebuild").
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 from sim.properties.base import (
     ALWAYS,
     GUARDS,
     Hazard,
+    Memo,
+    Monitor,
     Property,
     Seen,
     register,
@@ -22,11 +22,12 @@ from sim.properties.base import (
 from sim.trace import Event, Kind, ReportHistory, Trace, revenue
 
 
-def breaks(trace: Trace, report: ReportHistory) -> Iterator[int]:
-    """Every acceptance of a digest not built from the report current at that tick."""
-    for i, e in enumerate(trace.events):
-        if e.kind is Kind.ACCEPTED and tuple(e.detail["built_from"]) != report.at(e.tick):
-            yield i
+def step(memo: Memo, e: Event, content: tuple[int, ...], position: int) -> tuple[Memo, bool]:
+    """An acceptance of a digest not built from the report current at its tick breaks it."""
+    return memo, tuple(e.detail["built_from"]) != content
+
+
+MONITOR = Monitor(frozenset({Kind.ACCEPTED}), step)
 
 
 def stale_parts(trace: Trace, report: ReportHistory, index: int) -> str:
@@ -56,7 +57,7 @@ PROPERTY = register(Property(
     name="wrong-acceptance",
     temporal=ALWAYS,
     description="every accepted digest was built from the report content current when it was accepted",
-    breaks=breaks,
+    monitor=MONITOR,
     why=why,
     guard=GUARDS["pins"],
     hazard=Hazard("a candidate not built from the current report was assessed", arose,

@@ -1,0 +1,147 @@
+"""The canonical form of a state: what can still change a run's future or a verdict, and
+nothing that only names its history (docs/check.md, "The canonical state").
+
+`canonical(state)` is taken at the start of a tick (`state.tick`, before its input phase:
+every actor has acted in every tick before it). Two states with equal canonical forms, given
+the same faults from then on, produce the same events up to renaming of history-only names
+(result ids, writers, ticks of past actions); `tests/test_search.py` checks it. What is
+dropped, and why it cannot matter:
+
+- the setup, `finished`, `last_tick`, `horizon_reached`, `tick`: the same in every node of
+  one search level, or the end of the run;
+- result ids (`s2@3`) in parts, journal records and held work, and a journal record's
+  writer: they are only ever logged, never compared (restores match by key, acceptance by
+  content);
+- a candidate's tick: a candidate not yet assessed was written in an earlier tick, and is
+  assessed in this one; an acceptance's tick: never read;
+- `last_change` and `last_acceptance`: only whether each is set and their order matter
+  (`rules.satisfied`); every later change or acceptance is later than both;
+- an attempt's verdict tick and end tick: both lie before this tick, which is all the rules
+  ask of them (`verdict[1] >= t`, `ended < t`);
+- a silent attempt's silence tick: while it is running, how long ago (at most the heartbeat
+  limit, when it is suspected); after that only whether it is silent;
+- an attempt whose program has ended keeps only what the controller still reads of it: its
+  status, whether it crashed and is silent, its candidate, whether it inherited one, and
+  whether its candidate was accepted.
+
+- version numbers: a version is named by its content instead (contents only grow, so each
+  version has its own); versions no pin refers to any more are dropped;
+- journal records no restore can match any more (`readable`).
+
+Kept: the current content, the epoch and tokens, the journal's readable keys and contents
+(sorted), candidates (digest, producer, token, contents, pinned content), acceptances
+(digest, accepted content), effect records,
+the feed, the post and send counters (the faults name the nth post or send), the
+controller's owner, assessed count and newsletter, and each live attempt's program state
+with its next tick relative to now.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sim.engine.records import Acceptance, Candidate
+from sim.engine.state import AttemptState, State, Status
+
+Canonical = tuple[Any, ...]
+
+
+#: canonical forms of shared parts of states, by the identity of the part (states share the
+#: parts a step did not change, so most lookups hit). Each entry keeps its part alive, so
+#: an id is never reused while its entry stands; `trim` empties it when it grows large.
+_memo: dict[int, tuple[object, Any, Any]] = {}
+MEMO_LIMIT = 1 << 19
+
+
+def trim() -> None:
+    """Empty the memo of shared parts if it has grown past MEMO_LIMIT entries (the search
+    calls it after each level)."""
+    if len(_memo) > MEMO_LIMIT:
+        _memo.clear()
+
+
+def canonical(state: State) -> Canonical:
+    """The canonical form of a state at the start of its tick (see the module docstring)."""
+    t = state.tick
+    s = state
+    lc, la = s.last_change, s.last_acceptance
+    order = None if lc is None or la is None else lc <= la
+    limit = s.setup.heartbeat_limit
+    return (
+        s.content, s.epoch, lc is None, la is None, order, readable(s),
+        shared(s.candidates, s.versions, candidates), shared(s.acceptances, s.versions, acceptances),
+        s.effects, s.feed, s.posts, s.sends,
+        tuple(attempt(a, t, limit, s.versions) for a in s.attempts),
+        s.owner, s.assessed, s.newsletter,
+    )  # fmt: skip
+
+
+def shared(part: Any, versions: tuple[tuple[int, ...], ...], form: Any) -> Any:
+    """`form(part, versions)`, remembered by the part's identity (and its versions')."""
+    hit = _memo.get(id(part))
+    if hit is not None and hit[0] is part and hit[1] is versions:
+        return hit[2]
+    value = form(part, versions)
+    _memo[id(part)] = (part, versions, value)
+    return value
+
+
+def candidates(cs: tuple[Candidate, ...], versions: tuple[tuple[int, ...], ...]) -> tuple[Any, ...]:
+    return tuple((c.digest, c.attempt, c.token, c.built_from, None if c.pin is None else versions[c.pin]) for c in cs)
+
+
+def acceptances(accs: tuple[Acceptance, ...], versions: tuple[tuple[int, ...], ...]) -> tuple[Any, ...]:
+    return tuple((a.digest, None if a.version is None else versions[a.version]) for a in accs)
+
+
+def readable(s: State) -> tuple[tuple[Any, int], ...]:
+    """The journal's (key, content) pairs that a restore can still match, sorted. With pins
+    off every key can be read. With pins on a key names a section's content, and a restore
+    looks up the content of the version its attempt is pinned to: the current version (every
+    attempt admitted from now on) or a live attempt's pin; a content no longer among them
+    never comes back (revisions only grow)."""
+    if not s.setup.pins:
+        return tuple(sorted((key, record.content) for key, record in s.journal))
+    pinned = [s.content]
+    for a in s.attempts:
+        if a.next_tick is not None and a.pin is not None and s.versions[a.pin] is not s.content:
+            pinned.append(s.versions[a.pin])
+    out = []
+    for key, record in s.journal:
+        i, c = key  # type: ignore[misc]
+        for content in pinned:
+            if content[i] == c:
+                out.append((key, c))
+                break
+    out.sort()
+    return tuple(out)
+
+
+def attempt(a: AttemptState, t: int, limit: int, versions: tuple[tuple[int, ...], ...]) -> tuple[Any, ...]:
+    """One attempt's canonical form at the start of tick t (its pin as the pinned content),
+    remembered by the attempt's identity and the tick."""
+    hit = _memo.get(id(a))
+    if hit is not None and hit[0] is a and hit[1] == t:
+        return hit[2]  # type: ignore[no-any-return]
+    value = attempt_form(a, t, limit, versions)
+    _memo[id(a)] = (a, t, value)
+    return value
+
+
+def attempt_form(a: AttemptState, t: int, limit: int, versions: tuple[tuple[int, ...], ...]) -> tuple[Any, ...]:
+    since = a.silent_since
+    if since is None:
+        silent: int | bool = False
+    elif a.status is Status.RUNNING:
+        silent = min(t - since, limit)
+    else:
+        silent = True
+    accepted = None if a.verdict is None else a.verdict[0]
+    if a.next_tick is None:
+        return (a.status, a.crashed, silent, a.candidate, a.inherited is not None, accepted, a.ended is not None)
+    held = None if a.held is None else (a.held[0], None if a.held[1] is None else a.held[1].content)
+    return (
+        a.token, None if a.pin is None else versions[a.pin], a.inherited, a.status, a.next_tick - t,
+        a.crashed, silent, tuple(None if p is None else p.content for p in a.results), a.unwritten,
+        a.step, a.phase, held, accepted, a.candidate, a.ended is not None,
+    )  # fmt: skip

@@ -1,0 +1,308 @@
+"""`sim check`'s state-space search (docs/check.md, "How the space is searched").
+
+A node is (tick, canonical state, faults used, faults still restricting what is offered,
+the property monitors' memos and which properties broke, idle). From a node at tick t, a
+transition is one choice of faults for tick t: none, or one fault at each of some of the
+moments the tick consults (`sim.faults.Moment`), as many as the budget allows. Each fault is
+one a registered kind offers there (`Fault.offers`), so the search walks exactly the
+schedules the bound names. The tick is stepped by the engine's own rules
+(`sim.engine.rules.run_tick`); the choices within a tick are enumerated as a generation
+tree (a choice is added only at a moment after the last one chosen, so each set of choices
+is built once).
+
+Breadth first, by tick: every node of a level is expanded before the next level, and
+nodes of a level that are equal (equal fingerprints of their canonical form) are merged:
+their numbers of schedules add up, and the one reached by the least schedule (fewest
+faults, then `sim check`'s canonical order of faults) stands for them all. Merged nodes
+have the same future, so:
+
+- `schedules` (the number of paths from the root to an end) is exactly the number of
+  schedules the bound holds, and each property's violation count is the number of those
+  schedules that break it, as the schedule enumerator (`sim.enumerator`) counts them;
+- the shortest counterexample of a property (fewest faults, then the earliest tick it
+  broke, then the canonical order) is the one the enumerator finds.
+
+A run whose actors have all stopped is over unless a report change may still come
+(docs/model.md §5.8): the search counts it as ended, and also keeps it, idle, for the
+ticks up to the horizon at which a change may still be offered (an idle node ends no
+schedule of its own: "no change" from there is the schedule already counted).
+
+After the horizon (or once the budget is spent) nodes have one transition each, and run to
+their end, still merged by level.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from hashlib import blake2b
+from typing import Any
+
+from sim import properties
+from sim.engine import canon
+from sim.engine.canon import canonical
+from sim.engine.rules import run_tick
+from sim.engine.state import State, initial_state
+from sim.faults import KINDS, Fault, Moment, check_order
+from sim.properties import Property
+from sim.schedule import Schedule
+from sim.switches import Switches
+from sim.trace import Event
+
+#: the properties the search judges, in `sim check`'s column order
+Keys = tuple[tuple[Any, ...], ...]
+#: a property's shortest counterexample so far: ((faults, tick, keys), the faults in order)
+Example = tuple[tuple[int, int, Keys], tuple[Fault, ...]]
+#: a choice of faults within one tick: (consult index, fault) pairs, by index
+Plan = tuple[tuple[int, Fault], ...]
+
+
+def keys(faults: Sequence[Fault]) -> Keys:
+    """The faults in `sim check`'s canonical order, as comparable keys."""
+    return tuple(sorted(check_order(f) for f in faults))
+
+
+class Chooser:
+    """The faults the rules consult during one transition: the plan's fault at each chosen
+    consult (counted from 0 within the tick), none elsewhere; with `record`, every consult
+    in order (where further faults may be chosen)."""
+
+    __slots__ = ("consults", "plan", "seq")
+
+    def __init__(self, plan: dict[int, Fault], record: bool) -> None:
+        self.plan = plan
+        self.seq = 0
+        self.consults: list[tuple[int, Moment, tuple[int, ...]]] | None = [] if record else None
+
+    def consult(self, tick: int, moment: Moment, where: tuple[int, ...]) -> Fault | None:
+        i = self.seq
+        self.seq = i + 1
+        if self.consults is not None:
+            self.consults.append((i, moment, where))
+        return self.plan.get(i)
+
+
+@dataclass(slots=True)
+class Node:
+    """A node of one level, with the schedules that reach it (`count`) and the least of them
+    (`path`, the faults in the order they took effect; `rank`, its keys)."""
+
+    state: State
+    used: int
+    pending: tuple[Fault, ...]
+    memos: tuple[Any, ...]
+    broken: int
+    idle: bool
+    count: int
+    path: tuple[Fault, ...]
+    rank: Keys
+
+
+@dataclass(frozen=True, slots=True)
+class Space:
+    """What the search walks: the switches, the bound and the setting's constants."""
+
+    switches: Switches
+    max_faults: int
+    horizon: int
+    setting: Schedule
+    #: the properties judged, by name (each must have a monitor)
+    judged: tuple[str, ...]
+
+    @property
+    def properties(self) -> tuple[Property, ...]:
+        return tuple(properties.BY_NAME[name] for name in self.judged)
+
+
+@dataclass(slots=True)
+class Found:
+    """What a search (or one unit of it) found: merged with sums and minima, so the result
+    does not depend on how the work was split or in what order it was done."""
+
+    nodes: int = 0
+    transitions: int = 0
+    depth: int = 0
+    schedules: int = 0
+    horizon_reached: int = 0
+    violations: dict[str, int] = field(default_factory=dict)
+    shortest: dict[str, Example] = field(default_factory=dict)
+
+    def add(self, other: Found) -> None:
+        self.nodes += other.nodes
+        self.transitions += other.transitions
+        self.depth = max(self.depth, other.depth)
+        self.schedules += other.schedules
+        self.horizon_reached += other.horizon_reached
+        for name, count in other.violations.items():
+            self.violations[name] = self.violations.get(name, 0) + count
+        for name, example in other.shortest.items():
+            self.offer(name, example)
+
+    def offer(self, name: str, example: Example) -> None:
+        known = self.shortest.get(name)
+        if known is None or example[0] < known[0]:
+            self.shortest[name] = example
+
+
+#: a node's identity within its level: its canonical form (a tuple of plain values)
+NodeKey = tuple[Any, ...]
+
+
+def node_key(node: Node) -> NodeKey:
+    """What makes a node the node it is (the level's tick aside): the canonical state and the
+    search's own parts. Levels are dicts keyed by it, so merging is exact."""
+    return (canonical(node.state), node.used, node.pending, node.memos, node.broken, node.idle)
+
+
+def fingerprint(key: NodeKey) -> int:
+    """A stable 8-byte fingerprint of a node key (BLAKE2b of its repr: plain values, enums
+    and fault values), the same on every machine and in every process, unlike `hash`: it
+    decides which unit of work a node goes to when the search is split."""
+    return int.from_bytes(blake2b(repr(key).encode(), digest_size=8).digest(), "little")
+
+
+def root(space: Space) -> Node:
+    """The node at t0: nothing has happened, no fault used."""
+    state = initial_state(space.switches, space.setting.with_faults(()))
+    memos = tuple(p.monitor.start for p in space.properties)  # type: ignore[union-attr]
+    return Node(state, 0, (), memos, 0, False, 1, (), ())
+
+
+class Search:
+    """One search over a space, level by level (see the module docstring)."""
+
+    def __init__(self, space: Space) -> None:
+        self.space = space
+        self.found = Found()
+        self.by_moment: dict[Moment, list[type[Fault]]] = {}
+        for kind in KINDS:
+            self.by_moment.setdefault(kind.moment, []).append(kind)
+        self.changes_offered = Moment.INPUT in self.by_moment
+        self.monitors = [(i, p, p.monitor) for i, p in enumerate(space.properties)]
+        self.watch: dict[Any, list[tuple[int, Property, Any]]] = {}
+        for i, p, m in self.monitors:
+            assert m is not None, f"{p.name} has no monitor"
+            for kind in m.kinds:
+                self.watch.setdefault(kind, []).append((i, p, m))
+
+    # -- one level --------------------------------------------------------------------
+    def level(self, frontier: dict[NodeKey, Node], t: int) -> dict[NodeKey, Node]:
+        """Expand every node of tick t's level; return tick t + 1's."""
+        found = self.found
+        found.nodes += len(frontier)
+        found.depth = max(found.depth, t)
+        following: dict[NodeKey, Node] = {}
+        for node in frontier.values():
+            for plan, state, events in self.successors(node, t):
+                found.transitions += 1
+                self.arrive(node, plan, state, events, t, following)
+        canon.trim()
+        return following
+
+    def successors(self, node: Node, t: int) -> Iterator[tuple[Plan, State, list[Event]]]:
+        """Every choice of faults for tick t from this node, with the tick it gives."""
+        space = self.space
+        budget = space.max_faults - node.used if t <= space.horizon else 0
+        stack: list[tuple[Plan, int]] = [((), -1)]
+        while stack:
+            plan, last = stack.pop()
+            chooser = Chooser(dict(plan), record=len(plan) < budget)
+            state, events = run_tick(node.state, t, chooser)
+            yield plan, state, events
+            if chooser.consults is None:
+                continue
+            code = node.pending + tuple(f for _, f in plan)
+            for i, moment, where in chooser.consults:
+                if i <= last:
+                    continue
+                for kind in self.by_moment.get(moment, ()):
+                    for fault in kind.offers(code, where, space.horizon, space.setting):
+                        stack.append((plan + ((i, fault),), i))
+
+    def arrive(self, node: Node, plan: Plan, state: State, events: list[Event], t: int,
+               following: dict[NodeKey, Node]) -> None:  # fmt: skip
+        """Take in one transition: follow the monitors, count an end, merge the next node."""
+        faults = tuple(f for _, f in plan)
+        used = node.used + len(faults)
+        path = node.path + faults if faults else node.path
+        memos, broken = self.follow(node, events, state.content, used, path)
+        space = self.space
+        if state.finished:
+            if faults or not node.idle:
+                self.end(state, memos, broken, node.count, used, path)
+            if state.horizon_reached or t >= space.horizon or used >= space.max_faults or not self.changes_offered:
+                return
+            # a report change may still come: the run waits for it, idle
+            state = state._replace(finished=False, last_tick=0, tick=t + 1)
+            idle = True
+        else:
+            idle = False
+        pending = tuple(
+            f for f in node.pending + faults if (until := f.restricts_until()) is not None and until > t
+        )  # fmt: skip
+        rank = keys(path) if faults else node.rank
+        arrived = Node(state, used, pending, memos, broken, idle, node.count, path, rank)
+        key = node_key(arrived)
+        known = following.get(key)
+        if known is None:
+            following[key] = arrived
+            return
+        known.count += node.count
+        if (arrived.used, rank) < (known.used, known.rank):
+            known.state, known.path, known.rank = state, path, rank
+
+    def follow(self, node: Node, events: list[Event], content: tuple[int, ...], used: int,
+               path: tuple[Fault, ...]) -> tuple[tuple[Any, ...], int]:  # fmt: skip
+        """Step the monitors over a tick's events; offer each new break as a counterexample."""
+        memos = node.memos
+        broken = node.broken
+        if not events:
+            return memos, broken
+        watch = self.watch
+        changed = list(memos)
+        for e in events:
+            for i, prop, monitor in watch.get(e.kind, ()):
+                changed[i], broke = monitor.step(changed[i], e, content, e.tick)
+                if broke and not broken >> i & 1:
+                    broken |= 1 << i
+                    self.found.offer(prop.name, ((used, e.tick, keys(path)), path))
+        return tuple(changed), broken
+
+    def end(self, state: State, memos: tuple[Any, ...], broken: int, count: int, used: int,
+            path: tuple[Fault, ...]) -> None:  # fmt: skip
+        """A schedule ends here (`count` of them): judge the progress properties, count."""
+        found = self.found
+        found.schedules += count
+        if state.horizon_reached:
+            found.horizon_reached += count
+        for i, prop, monitor in self.monitors:
+            if monitor.end is not None:
+                positions = monitor.end(memos[i])
+                if not positions:
+                    continue
+                found.offer(prop.name, ((used, positions[0], keys(path)), path))
+            elif not broken >> i & 1:
+                continue
+            found.violations[prop.name] = found.violations.get(prop.name, 0) + count
+
+    # -- the whole search ---------------------------------------------------------------
+    def run(self, frontier: dict[NodeKey, Node], t: int, progress: Callable[[int, int], None] | None = None) -> Found:
+        """Search from the given level until no node is left."""
+        while frontier:
+            frontier = self.level(frontier, t)
+            t += 1
+            if progress is not None:
+                progress(self.found.nodes, self.found.transitions)
+        return self.found
+
+
+def search(space: Space, progress: Callable[[int, int], None] | None = None) -> Found:
+    """Search the whole space from its root."""
+    start = root(space)
+    found = Search(space).run({node_key(start): start}, 0, progress)
+    for name in space.judged:
+        found.violations.setdefault(name, 0)
+    return found
+
+
+__all__ = ["Chooser", "Found", "Node", "Search", "Space", "fingerprint", "keys", "node_key", "root", "search"]
