@@ -1,13 +1,25 @@
-"""Benchmark `sim check`: schedules/s with 1 and 2 workers, distinct traces/s, peak memory.
+"""Benchmark `sim check`'s state-space search, each figure a ratio measured in one run.
 
-    .venv/bin/python benchmarks/bench_check.py                # K = 1, 2, 3 at horizon 8
-    .venv/bin/python benchmarks/bench_check.py --horizon 6 --faults 1 2
+    .venv/bin/python benchmarks/bench_check.py search     # the search against the enumerator
+    .venv/bin/python benchmarks/bench_check.py big        # sim check -k 3 -t 12 -p each, 2 workers
+    .venv/bin/python benchmarks/bench_check.py dask       # 1 and 2 Dask workers, per-unit overhead
 
-Each measurement runs in a fresh process (so peak memory is its own), checks the all-on
-configuration with per-step checkpoints, and reports wall-clock rates, the CPU seconds the
-coordinator and the workers spent, and peak resident memory (coordinator and the largest
-worker). The machine's load average is printed with each row: other work on the machine
-slows the two-worker run first, so read the speed-up together with it.
+`search` (default K = 3, T = 8, all-on, per-step; `--faults`, `--horizon` change it): the
+schedule enumerator (`sim.enumerator`, the reference) and the search, each in a fresh process
+on one core, one after the other. Reports the enumerator's schedule-ticks (engine ticks run)
+against the search's transitions, the CPU seconds of each and their ratio, and whether the
+two agree (schedules, violations, counterexamples).
+
+`big`: the CLI `sim check --max-faults 3 --horizon 12 --protections each -j 2` in a
+subprocess: wall time, the search's nodes, transitions and depth, and the peak resident
+memory of the command and of its largest worker.
+
+`dask`: the same check (K = 2, T = 8, `-p each`, `--split 4`) on a `LocalCluster` of 1 and of
+2 worker processes (the speed-up), and the overhead of one unit of work: 200 units that do
+almost nothing (K = 0), on the 1-worker cluster, against the same units run in-process.
+
+The machine's load average is printed with each figure: other work on a shared machine
+slows the second of two processes first, so read ratios together with it.
 """
 
 from __future__ import annotations
@@ -18,76 +30,141 @@ import os
 import resource
 import subprocess
 import sys
+import tempfile
 import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
-def one(max_faults: int, horizon: int, workers: int) -> dict[str, float]:
-    from concurrent.futures import ProcessPoolExecutor
+def load() -> str:
+    return "load {:.1f} {:.1f} {:.1f}".format(*os.getloadavg())
 
-    from sim.check import CheckBound, Config, InlineExecutor, check
-    from sim.switches import Switches
 
-    executor = InlineExecutor() if workers == 1 else ProcessPoolExecutor(max_workers=workers)
-    load = os.getloadavg()[0]
-    before = os.times()
-    started = time.perf_counter()
-    (result,) = check([Config("all-on", Switches())], CheckBound(max_faults, horizon), executor=executor, workers=workers)
-    seconds = time.perf_counter() - started
-    executor.shutdown()
-    after = os.times()
-    return {
-        "max_faults": max_faults,
-        "horizon": horizon,
-        "workers": workers,
-        "schedules": result.schedules,
-        "distinct_traces": result.distinct_traces,
-        "seconds": seconds,
-        "schedules_per_s": result.schedules / seconds,
-        "distinct_per_s": result.distinct_traces / seconds,
-        "cpu_coordinator_s": (after.user - before.user) + (after.system - before.system),
-        "cpu_workers_s": (after.children_user - before.children_user)
-        + (after.children_system - before.children_system),
-        "peak_rss_coordinator_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
-        "peak_rss_worker_mb": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024,
-        "load_before": load,
-        "load_after": os.getloadavg()[0],
-    }
+def fresh(code: str) -> dict[str, object]:
+    """Run `code` (which prints one JSON document) in a fresh interpreter."""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
+    return json.loads(done.stdout)  # type: ignore[no-any-return]
+
+
+ONE = """
+import json, time
+from sim.check import CheckBound, check, configurations
+from sim.switches import Checkpoints, Switches
+from sim import enumerator
+bound = CheckBound({k}, {t})
+configs = configurations(Switches(), "all", [Checkpoints.PER_STEP])
+start = time.process_time()
+if "{what}" == "search":
+    (r,) = check(configs, bound)
+    work = {{"transitions": r.transitions, "nodes": r.nodes, "depth": r.depth}}
+else:
+    (r,) = enumerator.enumerate_all(configs, bound)
+    work = {{"ticks": r.ticks, "distinct_traces": r.distinct_traces}}
+cpu = time.process_time() - start
+examples = {{n: [str(e.code), e.tick] for n, e in r.counterexamples.items()}}
+print(json.dumps({{"cpu": cpu, "schedules": r.schedules, "violations": r.violations,
+                  "examples": examples, **work}}))
+"""
+
+
+def search_vs_enumerator(k: int, t: int) -> None:
+    print(f"K={k} T={t} all-on per-step, one core each, {load()}", flush=True)
+    walked = fresh(ONE.format(k=k, t=t, what="enumerate"))
+    print(f"  enumerator: {walked['schedules']:,} schedules, {walked['ticks']:,} schedule-ticks, "
+          f"{walked['cpu']:.1f} s CPU  ({load()})", flush=True)  # fmt: skip
+    searched = fresh(ONE.format(k=k, t=t, what="search"))
+    print(f"  search:     {searched['schedules']:,} schedules, {searched['nodes']:,} nodes, "
+          f"{searched['transitions']:,} transitions, depth t{searched['depth']}, {searched['cpu']:.1f} s CPU  "
+          f"({load()})")  # fmt: skip
+    same = all(walked[key] == searched[key] for key in ("schedules", "violations", "examples"))
+    print(f"  transitions / schedule-ticks = 1/{walked['ticks'] / searched['transitions']:.1f}  "  # type: ignore[operator]
+          f"speed-up x{walked['cpu'] / searched['cpu']:.2f}  same verdicts and counterexamples: {same}")  # type: ignore[operator]
+
+
+def big(workers: int) -> None:
+    with tempfile.TemporaryDirectory() as out:
+        print(f"sim check -k 3 -t 12 -p each -j {workers}  ({load()})", flush=True)
+        started = time.perf_counter()
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "sim", "check", "-k", "3", "-t", "12", "-p", "each", "-j", str(workers),
+             "--json", "--out", out],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT, text=True,
+        )  # fmt: skip
+        stdout, stderr = proc.communicate()
+        seconds = time.perf_counter() - started
+        if proc.returncode != 0:
+            raise SystemExit(f"sim check failed ({proc.returncode}): {stderr}")
+        doc = json.loads(stdout)
+    rows = doc["results"]
+    own = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    print(f"  {len(rows)} rows, {sum(r['schedules'] for r in rows):,} schedules, {sum(r['nodes'] for r in rows):,} "
+          f"nodes, {sum(r['transitions'] for r in rows):,} transitions, depth t{max(r['depth'] for r in rows)}")  # fmt: skip
+    print(f"  wall {seconds / 60:.1f} min; peak resident memory of the largest process {own:.0f} MB  ({load()})")
+    print("  " + stderr.strip().splitlines()[-1])
+
+
+DASK = """
+import json, time
+from sim.check import CheckBound, check, configurations
+from sim.cluster import dask_executor
+from sim.switches import Checkpoints, Switches
+configs = configurations(Switches(), "each", list(Checkpoints))
+with dask_executor("{address}") as (executor, threads):
+    start = time.perf_counter()
+    results = check(configs, CheckBound({k}, {t}), executor=executor, workers=threads, split={split})
+    seconds = time.perf_counter() - start
+print(json.dumps({{"seconds": seconds, "transitions": sum(r.transitions for r in results)}}))
+"""
+
+#: 200 units of little work each (one configuration's root with no fault: one run of about
+#: 15 ticks), on the cluster and in-process
+TINY = """
+import json, time
+from concurrent.futures import wait
+from sim.check import CheckBound, configurations, run_unit, units_of
+from sim.cluster import dask_executor
+from sim.switches import Checkpoints, Switches
+(config,) = configurations(Switches(), "all", [Checkpoints.PER_STEP])
+units = [units_of(i, config, CheckBound(0, 1), 1)[0][0] for i in range(200)]
+start = time.perf_counter()
+for unit in units:
+    run_unit(unit)
+inline = time.perf_counter() - start
+with dask_executor("local:1") as (executor, threads):
+    run_unit(units[0]), wait([executor.submit(run_unit, units[0])])
+    start = time.perf_counter()
+    wait([executor.submit(run_unit, unit) for unit in units])
+    seconds = time.perf_counter() - start
+print(json.dumps({"seconds": seconds, "inline": inline, "units": len(units)}))
+"""
+
+
+def dask() -> None:
+    one = fresh(DASK.format(k=2, t=8, address="local:1", split=4))
+    print(f"K=2 T=8 -p each --split 4 on local:1: {one['seconds']:.1f} s  ({load()})", flush=True)
+    two = fresh(DASK.format(k=2, t=8, address="local:2", split=4))
+    print(f"                          on local:2: {two['seconds']:.1f} s  speed-up x{one['seconds'] / two['seconds']:.2f}"  # type: ignore[operator]
+          f"  ({load()})", flush=True)  # fmt: skip
+    tiny = fresh(TINY)
+    per_unit = (tiny["seconds"] - tiny["inline"]) / tiny["units"]  # type: ignore[operator]
+    print(f"per-unit overhead on local:1: ({tiny['seconds']:.2f} s on the cluster - {tiny['inline']:.2f} s "
+          f"in-process) / {tiny['units']} units = {per_unit * 1000:.1f} ms  ({load()})")  # fmt: skip
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--faults", type=int, nargs="+", default=[1, 2, 3])
+    parser.add_argument("what", nargs="?", default="search", choices=["search", "big", "dask"])
+    parser.add_argument("--faults", type=int, default=3)
     parser.add_argument("--horizon", type=int, default=8)
-    parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
-    parser.add_argument("--json", action="store_true", help="print the rows as one JSON document")
-    parser.add_argument("--one", nargs=3, type=int, metavar=("K", "T", "N"), help=argparse.SUPPRESS)
+    parser.add_argument("--workers", type=int, default=2)
     args = parser.parse_args()
-    if args.one:
-        print(json.dumps(one(*args.one)))
-        return
-    rows = []
-    for k in args.faults:
-        for n in args.workers:
-            done = subprocess.run(
-                [sys.executable, __file__, "--one", str(k), str(args.horizon), str(n)],
-                capture_output=True, text=True, check=True,
-            )  # fmt: skip
-            row = json.loads(done.stdout)
-            rows.append(row)
-            if not args.json:
-                base = next(r for r in rows if r["max_faults"] == k and r["workers"] == args.workers[0])
-                print(
-                    f"K={k} T={args.horizon} workers={n}: {row['schedules']:>9,} schedules "
-                    f"{row['distinct_traces']:>9,} distinct  {row['seconds']:7.1f} s  "
-                    f"{row['schedules_per_s']:7,.0f} schedules/s  {row['distinct_per_s']:7,.0f} distinct/s  "
-                    f"speed-up x{row['schedules_per_s'] / base['schedules_per_s']:.2f}  "
-                    f"cpu {row['cpu_coordinator_s']:.1f}+{row['cpu_workers_s']:.1f} s  "
-                    f"peak {row['peak_rss_coordinator_mb']:.0f} MB (+ worker {row['peak_rss_worker_mb']:.0f} MB)  "
-                    f"load {row['load_before']:.1f}->{row['load_after']:.1f}",
-                    flush=True,
-                )
-    if args.json:
-        print(json.dumps(rows, indent=2))
+    if args.what == "search":
+        search_vs_enumerator(args.faults, args.horizon)
+    elif args.what == "big":
+        big(args.workers)
+    else:
+        dask()
 
 
 if __name__ == "__main__":

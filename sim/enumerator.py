@@ -134,6 +134,7 @@ class JobResult:
     #: invariant -> ((fault count, tick it broke, canonical keys), code): the shortest so far
     shortest: dict[str, tuple[tuple[int, int, Keys], Code]] = field(default_factory=dict)
     horizon_reached: int = 0
+    ticks: int = 0  # engine ticks run (each schedule from t0 to its last tick)
     children: list[Code] = field(default_factory=list)
 
 
@@ -149,6 +150,7 @@ def run_job(job: Job) -> JobResult:
         trace, world = run_code(job.switches, code, grow)
         result.schedules += 1
         prints.append(fingerprint(trace.events))
+        result.ticks += trace.last_tick + 1
         if trace.horizon_reached:
             result.horizon_reached += 1
         for name, tick in properties.violations(trace, JUDGED):
@@ -208,6 +210,7 @@ class Enumerated:
     violations: dict[str, int]
     counterexamples: dict[str, Counterexample]
     horizon_reached: int
+    ticks: int = 0  # engine ticks run in all (schedule-ticks)
 
 
 class _Tally:
@@ -216,6 +219,7 @@ class _Tally:
     def __init__(self) -> None:
         self.schedules = 0
         self.horizon_reached = 0
+        self.ticks = 0
         self.prints = FingerprintSet()
         self.violations: dict[str, int] = {}
         self.shortest: dict[str, tuple[tuple[int, int, Keys], Code]] = {}
@@ -223,6 +227,7 @@ class _Tally:
     def add(self, result: JobResult) -> None:
         self.schedules += result.schedules
         self.horizon_reached += result.horizon_reached
+        self.ticks += result.ticks
         self.prints.update(array("Q", result.fingerprints))
         for name, count in result.violations.items():
             self.violations[name] = self.violations.get(name, 0) + count
@@ -241,6 +246,7 @@ class _Tally:
                 for name, (key, code) in sorted(self.shortest.items())
             },
             horizon_reached=self.horizon_reached,
+            ticks=self.ticks,
         )
 
 

@@ -27,8 +27,8 @@ A run whose actors have all stopped is over unless a report change may still com
 ticks up to the horizon at which a change may still be offered (an idle node ends no
 schedule of its own: "no change" from there is the schedule already counted).
 
-After the horizon (or once the budget is spent) nodes have one transition each, and run to
-their end, still merged by level.
+A node whose budget is spent has one transition per tick and is still merged by level; a
+node past the horizon runs straight to its end without merging (`Search.straight`).
 """
 
 from __future__ import annotations
@@ -55,6 +55,18 @@ Keys = tuple[tuple[Any, ...], ...]
 Example = tuple[tuple[int, int, Keys], tuple[Fault, ...]]
 #: a choice of faults within one tick: (consult index, fault) pairs, by index
 Plan = tuple[tuple[int, Fault], ...]
+
+
+class NoFaults:
+    """The fault schedule with nothing left in it."""
+
+    __slots__ = ()
+
+    def consult(self, tick: int, moment: Moment, where: tuple[int, ...]) -> None:
+        return None
+
+
+NO_FAULTS = NoFaults()
 
 
 def keys(faults: Sequence[Fault]) -> Keys:
@@ -192,12 +204,36 @@ class Search:
         found.nodes += len(frontier)
         found.depth = max(found.depth, t)
         following: dict[NodeKey, Node] = {}
+        space = self.space
         for node in frontier.values():
+            if t > space.horizon:
+                self.straight(node, t)
+                continue
             for plan, state, events in self.successors(node, t):
                 found.transitions += 1
                 self.arrive(node, plan, state, events, t, following)
         canon.trim()
         return following
+
+    def straight(self, node: Node, t: int) -> None:
+        """A node past the horizon, where no fault can take effect any more, runs straight to
+        its end: each tick a node and a transition, not merged (past the horizon runs seldom
+        meet: at 3 faults, horizon 8, merging them would save 2 % of the transitions and
+        cost a third of the time)."""
+        found = self.found
+        state = node.state
+        memos, broken = node.memos, node.broken
+        while True:
+            state, events = run_tick(state, t, NO_FAULTS)
+            found.transitions += 1
+            if events:
+                memos, broken = self.follow(memos, broken, events, state.content, node.used, node.path)
+            if state.finished:
+                break
+            t += 1
+            found.nodes += 1
+        found.depth = max(found.depth, t)
+        self.end(state, memos, broken, node.count, node.used, node.path)
 
     def successors(self, node: Node, t: int) -> Iterator[tuple[Plan, State, list[Event]]]:
         """Every choice of faults for tick t from this node, with the tick it gives."""
@@ -225,7 +261,7 @@ class Search:
         faults = tuple(f for _, f in plan)
         used = node.used + len(faults)
         path = node.path + faults if faults else node.path
-        memos, broken = self.follow(node, events, state.content, used, path)
+        memos, broken = self.follow(node.memos, node.broken, events, state.content, used, path)
         space = self.space
         if state.finished:
             if faults or not node.idle:
@@ -241,21 +277,22 @@ class Search:
             f for f in node.pending + faults if (until := f.restricts_until()) is not None and until > t
         )  # fmt: skip
         rank = keys(path) if faults else node.rank
-        arrived = Node(state, used, pending, memos, broken, idle, node.count, path, rank)
+        self.merge(following, Node(state, used, pending, memos, broken, idle, node.count, path, rank))
+
+    def merge(self, following: dict[NodeKey, Node], arrived: Node) -> None:
+        """Add a node to the next level, merging it with an equal one already there."""
         key = node_key(arrived)
         known = following.get(key)
         if known is None:
             following[key] = arrived
             return
-        known.count += node.count
-        if (arrived.used, rank) < (known.used, known.rank):
-            known.state, known.path, known.rank = state, path, rank
+        known.count += arrived.count
+        if arrived.rank < known.rank:
+            known.state, known.path, known.rank = arrived.state, arrived.path, arrived.rank
 
-    def follow(self, node: Node, events: list[Event], content: tuple[int, ...], used: int,
+    def follow(self, memos: tuple[Any, ...], broken: int, events: list[Event], content: tuple[int, ...], used: int,
                path: tuple[Fault, ...]) -> tuple[tuple[Any, ...], int]:  # fmt: skip
         """Step the monitors over a tick's events; offer each new break as a counterexample."""
-        memos = node.memos
-        broken = node.broken
         if not events:
             return memos, broken
         watch = self.watch

@@ -1,4 +1,5 @@
-"""`sim check`: the bounded walk, its pinned counts, sharding, counterexamples and the CLI."""
+"""`sim check`: the bounded space (walked by the enumerator, the search's oracle), the search's
+pinned counts, its units on any executor, counterexamples and the CLI."""
 
 from __future__ import annotations
 
@@ -13,16 +14,16 @@ from pathlib import Path
 import pytest
 
 from sim import check as checker
+from sim import enumerator
 from sim.check import (
     CheckBound,
     Config,
     InlineExecutor,
-    Job,
     check,
     configurations,
-    run_job,
     schedule_of,
 )
+from sim.enumerator import Job, run_job
 from sim.cli import main
 from sim.engine import run_world
 from sim.engine.world import World
@@ -40,12 +41,15 @@ from sim.faults import change as change_kind
 from sim.switches import Checkpoints, Switches
 
 ALL_ON = Config("all-on", Switches())
+#: the search's own figures at 2 faults, horizon 8, all protections on (per-step)
+PINNED_NODES = 14349
+PINNED_TRANSITIONS = 21751
 
 
-def walk(config: Config, bound: CheckBound) -> list[checker.Code]:
-    """Every schedule the walk runs, in the fixed (one-worker) order."""
-    order: list[checker.Code] = []
-    stack: list[checker.Code] = [()]
+def walk(config: Config, bound: CheckBound) -> list[enumerator.Code]:
+    """Every schedule the enumerator runs, in the fixed (one-worker) order."""
+    order: list[enumerator.Code] = []
+    stack: list[enumerator.Code] = [()]
     while stack:
         code = stack.pop()
         order.append(code)
@@ -103,37 +107,39 @@ def test_walk_visits_exactly_the_schedules_whose_faults_all_fire(
 def test_pinned_counts_for_one_fault() -> None:
     configs = configurations(Switches(), "each", [Checkpoints.PER_STEP])
     results = check(configs, CheckBound(max_faults=1, horizon=12))
-    assert [(r.protections, r.schedules, r.distinct_traces, r.verdict) for r in results] == [
-        ("all-on", 263, 263, "holds"),
-        ("fencing=off", 263, 263, "broken"),
-        ("pins=off", 263, 263, "broken"),
-        ("key=per-attempt", 263, 263, "broken"),
-        ("key=none", 263, 263, "broken"),
-        ("rule=any-accepted", 263, 263, "broken"),
-        ("rule=latest-finished", 263, 263, "broken"),
+    assert [(r.protections, r.schedules, r.verdict) for r in results] == [
+        ("all-on", 263, "holds"),
+        ("fencing=off", 263, "broken"),
+        ("pins=off", 263, "broken"),
+        ("key=per-attempt", 263, "broken"),
+        ("key=none", 263, "broken"),
+        ("rule=any-accepted", 263, "broken"),
+        ("rule=latest-finished", 263, "broken"),
     ]
 
 
 def test_pinned_counts_for_two_faults() -> None:
-    # the schedules run and the distinct traces they produced, pinned like stateright's state
-    # counts; the 90 duplicates are pauses whose attempt was refused before its wake tick
+    # the schedules in the bound (the enumerator ran 13,388 of them), and the search's own
+    # figures, pinned like stateright's state counts
     (result,) = check([ALL_ON], CheckBound(max_faults=2, horizon=8))
-    assert (result.schedules, result.distinct_traces, result.verdict) == (13388, 13298, "holds")
+    assert (result.schedules, result.verdict) == (13388, "holds")
+    assert (result.nodes, result.transitions, result.depth) == (PINNED_NODES, PINNED_TRANSITIONS, 21)
 
 
-def test_identical_results_for_any_number_of_workers_and_batch_size() -> None:
+def test_identical_results_for_any_executor_and_worker_count() -> None:
     bound = CheckBound(max_faults=2, horizon=4)
     configs = [ALL_ON, Config("fencing=off", Switches().with_values({"fencing": "off"}))]
     one = check(configs, bound, executor=InlineExecutor(), workers=1)
-    assert [(r.schedules, r.distinct_traces, r.verdict) for r in one] == [
-        (3093, 3093, "holds"),
-        (3093, 3093, "broken"),
-    ]
+    assert [(r.schedules, r.verdict) for r in one] == [(3093, "holds"), (3093, "broken")]
     assert one[1].counterexamples["stale-write"].describe() == "#1 falls silent at t1 and pauses until t4"
     with ProcessPoolExecutor(max_workers=2) as pool:
-        two = check(configs, bound, executor=pool, workers=2, batch=97)
-    assert two == one
-    assert check(configs, bound, batch=5) == one
+        assert check(configs, bound, executor=pool, workers=2) == one
+        split = check(configs, bound, executor=pool, workers=2, split=7)
+    # a split changes the search's own figures (subtrees no longer merge), nothing else
+    assert split == check(configs, bound, split=7)
+    for a, b in zip(one, split):
+        assert (a.schedules, a.violations, a.counterexamples) == (b.schedules, b.violations, b.counterexamples)
+        assert a.nodes <= b.nodes
 
 
 def test_walk_order_is_fixed() -> None:
@@ -144,11 +150,11 @@ def test_walk_order_is_fixed() -> None:
     assert len(order) == 1 + 4 * 15 + 3 + 2 + 1
 
 
-def test_fingerprint_does_not_depend_on_the_hash_seed() -> None:
+def test_fingerprints_and_split_do_not_depend_on_the_hash_seed() -> None:
     code = (
         "from sim.check import check, CheckBound, Config; from sim.switches import Switches;"
-        "r = check([Config('a', Switches())], CheckBound(1, 6)); print(r[0].distinct_traces);"
-        "from sim.check import fingerprint; from sim.engine import run; from sim.schedule import worked_example;"
+        "r = check([Config('a', Switches())], CheckBound(2, 5), split=9); print(r);"
+        "from sim.enumerator import fingerprint; from sim.engine import run; from sim.schedule import worked_example;"
         "print(fingerprint(run(Switches(), worked_example(Switches())).events))"
     )
     outputs = {
@@ -179,8 +185,8 @@ def test_cli_each_protection_json_and_replayable_counterexamples(
     assert list(rows) == ["all-on", "fencing=off", "pins=off", "key=per-attempt", "key=none",
                           "rule=any-accepted", "rule=latest-finished"]  # fmt: skip
     for row in doc["results"]:
-        assert set(row) == {"protections", "checkpoints", "schedules", "distinct_traces", "violations",
-                            "verdict", "counterexamples"}  # fmt: skip
+        assert set(row) == {"protections", "checkpoints", "schedules", "nodes", "transitions", "depth",
+                            "violations", "verdict", "counterexamples"}  # fmt: skip
         assert row["checkpoints"] == "per-step" and row["schedules"] == 219
     assert rows["all-on"]["verdict"] == "holds" and rows["all-on"]["counterexamples"] == {}
     expected = {
@@ -222,9 +228,7 @@ def test_cli_exits_1_when_all_on_breaks(tmp_path: Path, monkeypatch: pytest.Monk
         results = real(*args, **kwargs)  # type: ignore[arg-type]
         fake = checker.Counterexample("stale-write", (ReportChange(2, (2,)),), 2)
         return [
-            checker.Result(
-                r.config, r.schedules, r.distinct_traces, {**r.violations, "stale-write": 1}, {"stale-write": fake}, 0
-            )
+            checker.Result(r.config, r.schedules, {**r.violations, "stale-write": 1}, {"stale-write": fake}, 0)
             for r in results
         ]
 

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from sim import check as checker
+from sim import enumerator
 from sim.engine import run
 from sim.explore import (
     ExploreBounds,
@@ -182,7 +183,7 @@ def test_the_toy_kind_is_drawn_and_shrunk_by_explore(hiccups: type[Hiccup]) -> N
 
 def test_the_toy_kind_is_offered_by_check(hiccups: type[Hiccup]) -> None:
     bound = checker.CheckBound(max_faults=1, horizon=4)
-    result = checker.run_job(checker.Job(Switches(), bound, ((),)))
+    result = enumerator.run_job(enumerator.Job(Switches(), bound, ((),)))
     toys = [code for code in result.children if isinstance(code[-1], Hiccup)]
     assert toys == [(Hiccup(1, 1),), (Hiccup(1, 2),), (Hiccup(1, 3),)]
     assert bound.to_json()["faults"]["hiccup"] == "any attempt at any tick < t4, for one tick"

@@ -50,7 +50,7 @@ Canonical = tuple[Any, ...]
 #: parts a step did not change, so most lookups hit). Each entry keeps its part alive, so
 #: an id is never reused while its entry stands; `trim` empties it when it grows large.
 _memo: dict[int, tuple[object, Any, Any]] = {}
-MEMO_LIMIT = 1 << 19
+MEMO_LIMIT = 1 << 17
 
 
 def trim() -> None:
