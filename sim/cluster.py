@@ -57,13 +57,13 @@ def dask_executor(value: str) -> Iterator[tuple[Executor, int]]:
         # no dashboard, no spilling to disk, quiet logs: a check's units are small and pure
         with dask.config.set({"distributed.worker.memory.spill": False, "logging.distributed": "error"}):
             if local_workers is not None:
-                cluster = LocalCluster(
+                cluster = LocalCluster(  # type: ignore[no-untyped-call]
                     n_workers=local_workers, threads_per_worker=1, processes=True, host="127.0.0.1",
                     scheduler_port=0, dashboard_address=None,
                 )  # fmt: skip
-                client = Client(cluster)
+                client = Client(cluster)  # type: ignore[no-untyped-call]
             else:
-                client = Client(address, timeout=CONNECT_TIMEOUT)
+                client = Client(address, timeout=CONNECT_TIMEOUT)  # type: ignore[no-untyped-call]
         threads = sum(client.nthreads().values()) or 1
     except OSError as exc:
         close(client, cluster)

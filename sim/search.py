@@ -44,10 +44,10 @@ from sim.engine.canon import canonical
 from sim.engine.rules import run_tick
 from sim.engine.state import State, initial_state
 from sim.faults import KINDS, Fault, Moment, check_order
-from sim.properties import Property
+from sim.properties.base import Monitor, Property
 from sim.schedule import Schedule
 from sim.switches import Switches
-from sim.trace import Event
+from sim.trace import Event, Kind
 
 #: the properties the search judges, in `sim check`'s column order
 Keys = tuple[tuple[Any, ...], ...]
@@ -190,12 +190,14 @@ class Search:
         for kind in KINDS:
             self.by_moment.setdefault(kind.moment, []).append(kind)
         self.changes_offered = Moment.INPUT in self.by_moment
-        self.monitors = [(i, p, p.monitor) for i, p in enumerate(space.properties)]
-        self.watch: dict[Any, list[tuple[int, Property, Any]]] = {}
-        for i, p, m in self.monitors:
-            assert m is not None, f"{p.name} has no monitor"
-            for kind in m.kinds:
-                self.watch.setdefault(kind, []).append((i, p, m))
+        self.monitors: list[tuple[int, Property, Monitor]] = []
+        for i, prop in enumerate(space.properties):
+            assert prop.monitor is not None, f"{prop.name} has no monitor"
+            self.monitors.append((i, prop, prop.monitor))
+        self.watch: dict[Kind, list[tuple[int, Property, Monitor]]] = {}
+        for entry in self.monitors:
+            for event_kind in entry[2].kinds:
+                self.watch.setdefault(event_kind, []).append(entry)
 
     # -- one level --------------------------------------------------------------------
     def level(self, frontier: dict[NodeKey, Node], t: int) -> dict[NodeKey, Node]:

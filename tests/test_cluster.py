@@ -21,7 +21,7 @@ from conftest import processes
 
 distributed = pytest.importorskip("distributed")
 
-ARGS = ["check", "-k", "2", "-t", "4", "-p", "each", "--split", "4", "--json"]
+ARGS = ["check", "-k", "2", "-t", "4", "-p", "all-on,fencing=off,key=none", "--split", "4", "--json"]
 
 
 def children_of(pid: int) -> set[int]:
@@ -75,8 +75,8 @@ def test_a_local_dask_cluster_gives_the_local_output_byte_for_byte(
 def test_killing_a_dask_worker_mid_check_changes_nothing(no_leftovers: None) -> None:
     from distributed import Client, LocalCluster
 
-    configs = configurations(Switches(), "each", list(Checkpoints))
-    bound = CheckBound(2, 5)
+    configs = configurations(Switches(), "each", [Checkpoints.PER_STEP])
+    bound = CheckBound(2, 4)
     expected = check(configs, bound, split=6)
     killed: list[int] = []
     cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
