@@ -24,9 +24,11 @@ JSON-serialisable through `Grid.to_json()`.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Hashable
 from dataclasses import dataclass, field
 from typing import Any
 
+from sim.outcome import happened
 from sim.properties import BY_NAME, breaking_events
 from sim.render.text import describe, tick_story
 from sim.trace import Event, Kind, ReportHistory, Trace
@@ -209,15 +211,16 @@ def build(trace: Trace, until: int | None = None) -> Grid:
     return _Builder(trace, until).grid()
 
 
-def build_shared(trace: Trace, cache: dict[str, Grid]) -> Grid:
+def build_shared(trace: Trace, cache: dict[Hashable, Grid], what: Hashable | None = None) -> Grid:
     """`build(trace)`, reusing a grid already built from the same events.
 
-    A grid depends on the trace's events, report versions, section count and last tick;
-    the switches are only carried along. Many sweep runs differ in a switch that changes
-    nothing that happened (a relaxed newsletter rule that picks the same digest), so the
-    sweep builds each distinct swimlane once.
+    A grid depends on what happened in the run (`sim.outcome.happened`: the events, report
+    versions, schedule, last tick); the switches are only carried along. Many sweep runs
+    differ in a switch that changes nothing that happened (a relaxed newsletter rule that
+    picks the same digest), so the sweep builds each distinct swimlane once. `what` is
+    `happened(trace)` when the caller has it already.
     """
-    key = repr((trace.events, trace.versions, trace.schedule.sections, trace.last_tick))
+    key = happened(trace) if what is None else what
     shared = cache.get(key)
     if shared is None:
         shared = cache[key] = build(trace)
@@ -226,14 +229,14 @@ def build_shared(trace: Trace, cache: dict[str, Grid]) -> Grid:
 
 
 #: swimlanes already built in this process, by what happened (see `shared`)
-_SHARED: dict[str, Grid] = {}
+_SHARED: dict[Hashable, Grid] = {}
 
 
-def shared(trace: Trace) -> Grid:
+def shared(trace: Trace, what: Hashable | None = None) -> Grid:
     """`build_shared` with this process's own cache: what `sim sweep` keeps of each run for
     the explainer page (passed to `sim.sweep.sweep(view=...)`, so it runs in the process
-    that simulated the run)."""
-    return build_shared(trace, _SHARED)
+    that simulated the run, with the run's `happened` value as `what`)."""
+    return build_shared(trace, _SHARED, what)
 
 
 def truncated(trace: Trace, until: int) -> Trace:
