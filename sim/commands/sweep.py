@@ -11,6 +11,7 @@ from typing import Any
 
 import click
 
+from sim import lean_import
 from sim.commands.common import folder_value
 from sim.files import prepare_out
 from sim.render import grid
@@ -18,6 +19,8 @@ from sim.render.report import render_all, write_reports
 from sim.sweep import SweepProgress
 from sim.sweep import sweep as run_sweep
 from sim.workers import MAX_WORKERS
+
+lean_import.load("tabulate")  # the summary and sweep.md are its tables: without importlib.metadata
 
 SHORT = {
     "duplicate-effect": "duplicate",
