@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import dataclasses
 import pickle
-from collections.abc import Hashable
+from collections.abc import Hashable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from sim import properties
-from sim.trace import Kind, Trace
+from sim.trace import Event, Kind, Trace
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,8 +81,12 @@ def happened(trace: Trace) -> Hashable:
     events are equal to the type (`True` is not `1`). The bytes also record which values are
     one shared object, so equal events may still encode differently: that costs a second
     computation, never a wrong one. The value is meant for this process only."""
-    events = pickle.dumps([(e.tick, e.kind.value, e.attempt, e.detail) for e in trace.events], 5)
-    return events, trace.versions, trace.schedule, trace.last_tick, trace.horizon_reached
+    return encoded(trace.events), trace.versions, trace.schedule, trace.last_tick, trace.horizon_reached
+
+
+def encoded(events: Iterable[Event]) -> bytes:
+    """Events as bytes that are equal only for equal events (see `happened`)."""
+    return pickle.dumps([(e.tick, e.kind.value, e.attempt, e.detail) for e in events], 5)
 
 
 def outcome(trace: Trace) -> Outcome:

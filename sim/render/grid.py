@@ -206,12 +206,22 @@ class Grid:
 # -- building ----------------------------------------------------------------------------
 
 
-def build(trace: Trace, until: int | None = None) -> Grid:
-    """The swimlane of `trace`, ticks t0..t`until` (default: to the run's last tick)."""
-    return _Builder(trace, until).grid()
+def build(trace: Trace, until: int | None = None, lines: dict[Hashable, str] | None = None) -> Grid:
+    """The swimlane of `trace`, ticks t0..t`until` (default: to the run's last tick). `lines`:
+    story lines already worded, by the tick's events (`sim.render.text.tick_story`)."""
+    return _Builder(trace, until, lines).grid()
 
 
-def build_shared(trace: Trace, cache: dict[Hashable, Grid], what: Hashable | None = None) -> Grid:
+@dataclass(slots=True)
+class Shared:
+    """Swimlanes already built, by what happened in their run (`sim.outcome.happened`), and
+    the story lines already worded, by a tick's events (many runs share ticks)."""
+
+    grids: dict[Hashable, Grid] = field(default_factory=dict)
+    lines: dict[Hashable, str] = field(default_factory=dict)
+
+
+def build_shared(trace: Trace, cache: Shared, what: Hashable | None = None) -> Grid:
     """`build(trace)`, reusing a grid already built from the same events.
 
     A grid depends on what happened in the run (`sim.outcome.happened`: the events, report
@@ -221,15 +231,15 @@ def build_shared(trace: Trace, cache: dict[Hashable, Grid], what: Hashable | Non
     `happened(trace)` when the caller has it already.
     """
     key = happened(trace) if what is None else what
-    shared = cache.get(key)
+    shared = cache.grids.get(key)
     if shared is None:
-        shared = cache[key] = build(trace)
+        shared = cache.grids[key] = build(trace, lines=cache.lines)
     switches = trace.switches.as_dict()
     return shared if shared.switches == switches else dataclasses.replace(shared, switches=switches)
 
 
-#: swimlanes already built in this process, by what happened (see `shared`)
-_SHARED: dict[Hashable, Grid] = {}
+#: swimlanes already built in this process (see `shared`)
+_SHARED = Shared()
 
 
 def shared(trace: Trace, what: Hashable | None = None) -> Grid:
@@ -325,8 +335,9 @@ def _kept(did: list[tuple[Mark, int | None]]) -> list[tuple[Mark, int | None]]:
 
 
 class _Builder:
-    def __init__(self, trace: Trace, until: int | None) -> None:
+    def __init__(self, trace: Trace, until: int | None, lines: dict[Hashable, str] | None = None) -> None:
         self.trace = trace
+        self.lines = lines
         last = trace.last_tick if until is None else max(0, min(until, trace.last_tick))
         self.ticks = tuple(range(last + 1))
         self.last = last
@@ -386,7 +397,7 @@ class _Builder:
             for key, (group, _, _, meaning) in LEGEND.items()
             if key in self.used
         )
-        story = tuple((t, line) for t, line in tick_story(self.trace, self.last))
+        story = tuple((t, line) for t, line in tick_story(self.trace, self.last, self.lines))
         return Grid(
             ticks=self.ticks,
             rows=tuple(rows),
