@@ -151,7 +151,8 @@ class _Encoder:
         """A cell: its marks and the invariants that broke there."""
         if not cell.marks and not cell.broke:
             return self.empty
-        key: tuple[Any, ...] = (tuple(self.mark(m) for m in cell.marks),)
+        mark = self.mark
+        key: tuple[Any, ...] = (tuple([mark(m) for m in cell.marks]),)
         if cell.broke:
             key += (tuple(self.inv[n] for n in cell.broke),)
         return self.cells(key)
@@ -186,9 +187,11 @@ class _Encoder:
         """Per invariant the run breaks: the protections (and their runs) that prevent it, and
         the caveat when its usual guard would not."""
         prevented = []
-        for name, by in run["needed"]["prevented_by"].items():
+        broken = run["needed"]["prevented_by"]
+        switches = Switches().with_values(run["switches"]) if broken else None  # read once per run
+        for name, by in broken.items():
             entry: list[Any] = [self.inv[name], [[self.prot[b["protection"]], b["run"]] for b in by]]
-            why_not = caveat(run["switches"], name)
+            why_not = BY_NAME[name].caveat(switches)  # `caveat`, for the switches read above
             if why_not is not None:
                 entry.append(self.texts(why_not))
             prevented.append(entry)
