@@ -69,12 +69,12 @@ class Outcome:
 FIELDS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(Outcome))
 
 
-def happened(trace: Trace) -> Hashable:
+def what_happened(trace: Trace) -> Hashable:
     """What happened in a run, as one hashable value: equal for two runs with the same
     events, report versions, schedule, last tick and horizon flag, whatever their switches.
     The outcome is a function of it (`tests/test_sweep_perf.py` checks every sweep run) and
     so is the swimlane (`sim.render.grid`), so the sweep computes each once per distinct
-    value: 1,008 runs have 384 distinct outcomes and their 864 fail-open runs 276 swimlanes.
+    value: the 1,008 runs have 384 distinct values, their 864 fail-open runs 276.
 
     The events are encoded with `pickle` (a third of the cost of their `repr`): equal bytes
     decode to equal values of the same types, so two runs share a value only when their
@@ -85,7 +85,7 @@ def happened(trace: Trace) -> Hashable:
 
 
 def encoded(events: Iterable[Event]) -> bytes:
-    """Events as bytes that are equal only for equal events (see `happened`)."""
+    """Events as bytes that are equal only for equal events (see `what_happened`)."""
     return pickle.dumps([(e.tick, e.kind.value, e.attempt, e.detail) for e in events], 5)
 
 

@@ -39,7 +39,7 @@ from enum import Enum
 from typing import Any
 
 from sim.engine import run as run_engine
-from sim.outcome import Outcome, happened, outcome
+from sim.outcome import Outcome, outcome, what_happened
 from sim.properties import NAMES, SAFETY
 from sim.schedule import worked_example
 from sim.switches import (
@@ -99,7 +99,7 @@ def event_combination(switches: Switches) -> tuple[str, ...]:
 #: what the caller keeps of each fail-open run besides its outcome, computed from the run's
 #: trace in the process that simulated it (the trace is dropped there): `sim sweep` keeps the
 #: swimlane (`sim.render.grid.shared`) for the explainer page. It is called as
-#: `view(trace, what)` with `what = sim.outcome.happened(trace)`, computed once per run, so
+#: `view(trace, what)` with `what = sim.outcome.what_happened(trace)`, computed once per run, so
 #: that a view can share its work between runs in which the same things happened. A
 #: module-level function, so that worker processes can receive it.
 View = Callable[[Trace, Hashable], Any]
@@ -132,7 +132,7 @@ def _simulate_tasks(
     """Run a chunk of tasks (in a worker process or in this one). With `view`, each
     fail-open run also yields the view of its trace (which is then dropped).
 
-    The outcome is computed once per distinct `happened` value and shared by the runs that
+    The outcome is computed once per distinct `what_happened` value and shared by the runs that
     have it; `outcomes` holds those already computed (a fresh dict when None), so that
     chunks run in one process share them."""
     known: dict[Hashable, Outcome] = {} if outcomes is None else outcomes
@@ -142,7 +142,7 @@ def _simulate_tasks(
         if gate != switches.gate.value:
             switches = dataclasses.replace(switches, gate=Gate(gate))
         trace = run_engine(switches, worked_example(switches))
-        what = happened(trace)
+        what = what_happened(trace)
         result = known.get(what)
         if result is None:
             result = known[what] = outcome(trace)

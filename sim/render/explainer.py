@@ -186,9 +186,11 @@ class _Encoder:
     def prevented(self, run: dict[str, Any]) -> list[list[Any]]:
         """Per invariant the run breaks: the protections (and their runs) that prevent it, and
         the caveat when its usual guard would not."""
-        prevented = []
+        prevented: list[list[Any]] = []
         broken = run["needed"]["prevented_by"]
-        switches = Switches().with_values(run["switches"]) if broken else None  # read once per run
+        if not broken:
+            return prevented
+        switches = Switches().with_values(run["switches"])  # read once for all its caveats
         for name, by in broken.items():
             entry: list[Any] = [self.inv[name], [[self.prot[b["protection"]], b["run"]] for b in by]]
             why_not = BY_NAME[name].caveat(switches)  # `caveat`, for the switches read above

@@ -28,7 +28,7 @@ from collections.abc import Hashable
 from dataclasses import dataclass, field
 from typing import Any
 
-from sim.outcome import happened
+from sim.outcome import what_happened
 from sim.properties import BY_NAME, breaking_events
 from sim.render.text import describe, tick_story
 from sim.trace import Event, Kind, ReportHistory, Trace
@@ -214,7 +214,7 @@ def build(trace: Trace, until: int | None = None, lines: dict[Hashable, str] | N
 
 @dataclass(slots=True)
 class Shared:
-    """Swimlanes already built, by what happened in their run (`sim.outcome.happened`), and
+    """Swimlanes already built, by what happened in their run (`sim.outcome.what_happened`), and
     the story lines already worded, by a tick's events (many runs share ticks)."""
 
     grids: dict[Hashable, Grid] = field(default_factory=dict)
@@ -224,13 +224,13 @@ class Shared:
 def build_shared(trace: Trace, cache: Shared, what: Hashable | None = None) -> Grid:
     """`build(trace)`, reusing a grid already built from the same events.
 
-    A grid depends on what happened in the run (`sim.outcome.happened`: the events, report
+    A grid depends on what happened in the run (`sim.outcome.what_happened`: the events, report
     versions, schedule, last tick); the switches are only carried along. Many sweep runs
     differ in a switch that changes nothing that happened (a relaxed newsletter rule that
     picks the same digest), so the sweep builds each distinct swimlane once. `what` is
-    `happened(trace)` when the caller has it already.
+    `what_happened(trace)` when the caller has it already.
     """
-    key = happened(trace) if what is None else what
+    key = what_happened(trace) if what is None else what
     shared = cache.grids.get(key)
     if shared is None:
         shared = cache.grids[key] = build(trace, lines=cache.lines)
@@ -245,7 +245,7 @@ _SHARED = Shared()
 def shared(trace: Trace, what: Hashable | None = None) -> Grid:
     """`build_shared` with this process's own cache: what `sim sweep` keeps of each run for
     the explainer page (passed to `sim.sweep.sweep(view=...)`, so it runs in the process
-    that simulated the run, with the run's `happened` value as `what`)."""
+    that simulated the run, with the run's `what_happened` value as `what`)."""
     return build_shared(trace, _SHARED, what)
 
 
