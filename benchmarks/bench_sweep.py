@@ -192,6 +192,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=7, help="repetitions per figure (median)")
     args = parser.parse_args()
+    sys.path.insert(0, str(ROOT))  # this checkout's sim, in process as in the commands' subprocesses
 
     from sim import sweep
     from sim.render.report import render_all
