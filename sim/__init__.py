@@ -5,6 +5,7 @@ the outcome and the invariant verdicts -> reports. The names below are the libra
 public surface; the command line (`sim.cli`) is built on them.
 """
 
+from sim import lean_import  # noqa: F401  (first: it imports SimPy without importlib.metadata)
 from sim import faults
 from sim.outcome import Outcome, outcome
 from sim.run import run_scenario, simulate

@@ -32,15 +32,15 @@ import dataclasses
 import functools
 import gc
 import itertools
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
-from sim.outcome import Outcome
+from sim.engine import run as run_engine
+from sim.outcome import Outcome, outcome, what_happened
 from sim.properties import NAMES, SAFETY
-from sim.run import simulate
 from sim.schedule import worked_example
 from sim.switches import (
     COMBINATIONS,
@@ -56,7 +56,6 @@ from sim.switches import (
     Switches,
 )
 from sim.trace import Trace
-from sim.workers import pool as worker_pool
 
 #: the number of runs of the sweep (2 x 2 x 2 x 3 x 2 x 3 x 2 x 3).
 RUNS = len(COMBINATIONS)
@@ -99,9 +98,11 @@ def event_combination(switches: Switches) -> tuple[str, ...]:
 # -- the runs ------------------------------------------------------------------------------
 #: what the caller keeps of each fail-open run besides its outcome, computed from the run's
 #: trace in the process that simulated it (the trace is dropped there): `sim sweep` keeps the
-#: swimlane (`sim.render.grid.shared`) for the explainer page. A module-level function, so
-#: that worker processes can receive it.
-View = Callable[[Trace], Any]
+#: swimlane (`sim.render.grid.shared`) for the explainer page. It is called as
+#: `view(trace, what)` with `what = sim.outcome.what_happened(trace)`, computed once per run, so
+#: that a view can share its work between runs in which the same things happened. A
+#: module-level function, so that worker processes can receive it.
+View = Callable[[Trace, Hashable], Any]
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,16 +126,27 @@ Task = tuple[int, str]  # (run id, gate value)
 Result = tuple[Outcome, Any]
 
 
-def _simulate_tasks(tasks: Sequence[Task], view: View | None = None) -> list[Result]:
+def _simulate_tasks(
+    tasks: Sequence[Task], view: View | None = None, outcomes: dict[Hashable, Outcome] | None = None
+) -> list[Result]:
     """Run a chunk of tasks (in a worker process or in this one). With `view`, each
-    fail-open run also yields the view of its trace (which is then dropped)."""
+    fail-open run also yields the view of its trace (which is then dropped).
+
+    The outcome is computed once per distinct `what_happened` value and shared by the runs that
+    have it; `outcomes` holds those already computed (a fresh dict when None), so that
+    chunks run in one process share them."""
+    known: dict[Hashable, Outcome] = {} if outcomes is None else outcomes
     out: list[Result] = []
     for rid, gate in tasks:
         switches = COMBINATIONS[rid - 1]
         if gate != switches.gate.value:
             switches = dataclasses.replace(switches, gate=Gate(gate))
-        trace, result = simulate(switches, worked_example(switches))
-        seen = view(trace) if view is not None and gate == Gate.FAIL_OPEN.value else None
+        trace = run_engine(switches, worked_example(switches))
+        what = what_happened(trace)
+        result = known.get(what)
+        if result is None:
+            result = known[what] = outcome(trace)
+        seen = view(trace, what) if view is not None and gate == Gate.FAIL_OPEN.value else None
         out.append((result, seen))
     return out
 
@@ -188,7 +200,9 @@ def simulate_all(
     chunks = _chunks(tasks, size)
     outcomes: list[Result] = []
     done = 0
-    simulate_chunk = functools.partial(_simulate_tasks, view=view)
+    # in this process every chunk reads and fills one table of outcomes; a worker's chunk
+    # arrives with an empty one of its own (the partial is pickled with each chunk)
+    simulate_chunk = functools.partial(_simulate_tasks, view=view, outcomes={})
 
     def collect(results: Iterable[list[Result]]) -> None:
         nonlocal done
@@ -202,6 +216,8 @@ def simulate_all(
         with _gc_paused():
             collect(simulate_chunk(chunk) for chunk in chunks)
     else:
+        from sim.workers import pool as worker_pool  # the process pool only when it is used
+
         with worker_pool(workers) as pool:
             collect(pool.map(simulate_chunk, chunks))
     runs: list[Run] = []

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import os
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -11,13 +12,21 @@ from typing import Any
 
 import click
 
+from sim import lean_import
 from sim.commands.common import folder_value
 from sim.files import prepare_out
+from sim.limits import WORKERS_PER_CPU
 from sim.render import grid
 from sim.render.report import render_all, write_reports
 from sim.sweep import SweepProgress
 from sim.sweep import sweep as run_sweep
-from sim.workers import MAX_WORKERS
+
+#: `sim.workers.MAX_WORKERS`, without importing the process pool (multiprocessing,
+#: concurrent.futures, logging, ctypes) at start-up for a sweep that runs in this process;
+#: tests/test_sweep_perf.py checks that the two agree
+MAX_WORKERS = WORKERS_PER_CPU * (os.cpu_count() or 1)
+
+lean_import.load("tabulate")  # the summary and sweep.md are its tables: without importlib.metadata
 
 SHORT = {
     "duplicate-effect": "duplicate",
@@ -51,6 +60,25 @@ def _progress(enabled: bool) -> Iterator[SweepProgress | None]:
             bar.refresh()
 
         yield update
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """No cyclic garbage collection during the sweep, and what it leaves frozen after it.
+
+    The runs and their grids live until the process ends. Re-enabling the collector over
+    the young generation the sweep built would have it scan all of that at the next
+    allocations (tens of ms) and find little; frozen (`gc.freeze`), it is never scanned and
+    the reports are rendered with a small young generation. The garbage the runs left (a
+    few thousand objects in cycles) stays until the process ends, a moment later."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.freeze()
+        if was:
+            gc.enable()
 
 
 def summary_lines(summary: dict[str, Any]) -> list[str]:
@@ -107,11 +135,9 @@ def summary_lines(summary: dict[str, Any]) -> list[str]:
 def sweep(workers: int, as_json: bool, out: Path) -> int:
     """Run all 864 switch combinations, check every invariant, and write the reports."""
     out = prepare_out(out)  # fail on a bad --out before the work
-    with _progress(sys.stderr.isatty()) as progress:
-        result = run_sweep(workers=workers, progress=progress, view=grid.shared)
-    # the runs and their grids live until the process ends: keep the collector from
-    # rescanning them while the reports are rendered (about 0.1 s)
-    gc.freeze()
+    with _collector_paused():
+        with _progress(sys.stderr.isatty()) as progress:
+            result = run_sweep(workers=workers, progress=progress, view=grid.shared)
     texts = render_all(result.document(), grids=result.views)  # the views are the runs' grids
     paths = write_reports(texts, out)
     if as_json:

@@ -109,15 +109,32 @@ class _Encoder:
         )
         self.mark_index: dict[Any, int] = {}  # by Mark object (frozen, hashable): skips re-interning
         self.empty = self.cells(((),))  # most cells of a swimlane are empty
+        # a swimlane's index by the identity of its parts, and the grids those parts belong
+        # to (kept, so that no identity is reused while the encoder lives)
+        self.lane_index: dict[tuple[int, int, int, int], int] = {}
+        self.encoded: list[Grid] = []
 
     def run(self, run: dict[str, Any], grid: Grid) -> list[Any]:
         """One run: its swimlane and outcome (interned), the protections it needed and, per
         invariant it breaks, the protections that prevent the break."""
-        lane = self.lane(grid)
+        lane = self.grid(grid)  # first: the lane and the caveats intern into one texts table
         outcome = self.outcome(run["outcome"])
         needs = self.needs(run["needed"])
         prevented = self.prevented(run)
-        return [self.lanes(lane), self.outcomes(_freeze(outcome)), needs, prevented]
+        return [lane, self.outcomes(_freeze(outcome)), needs, prevented]
+
+    def grid(self, grid: Grid) -> int:
+        """A swimlane's index in the grids table, each encoded once: the sweep's runs share
+        one built swimlane per distinct one (`sim.render.grid.build_shared`), whose copies
+        differ only in their switches, which the lane does not hold, and keep the very
+        rows, legend, story and violations. A swimlane met in other objects is encoded
+        again and interned to the same index."""
+        key = (id(grid.rows), id(grid.legend), id(grid.story), id(grid.violations))
+        found = self.lane_index.get(key)
+        if found is None:
+            found = self.lane_index[key] = self.lanes(self.lane(grid))
+            self.encoded.append(grid)
+        return found
 
     def lane(self, grid: Grid) -> tuple[Any, ...]:
         """A swimlane: its rows, legend, story and violations."""
@@ -134,7 +151,8 @@ class _Encoder:
         """A cell: its marks and the invariants that broke there."""
         if not cell.marks and not cell.broke:
             return self.empty
-        key: tuple[Any, ...] = (tuple(self.mark(m) for m in cell.marks),)
+        mark = self.mark
+        key: tuple[Any, ...] = (tuple([mark(m) for m in cell.marks]),)
         if cell.broke:
             key += (tuple(self.inv[n] for n in cell.broke),)
         return self.cells(key)
@@ -168,10 +186,14 @@ class _Encoder:
     def prevented(self, run: dict[str, Any]) -> list[list[Any]]:
         """Per invariant the run breaks: the protections (and their runs) that prevent it, and
         the caveat when its usual guard would not."""
-        prevented = []
-        for name, by in run["needed"]["prevented_by"].items():
+        prevented: list[list[Any]] = []
+        broken = run["needed"]["prevented_by"]
+        if not broken:
+            return prevented
+        switches = Switches().with_values(run["switches"])  # read once for all its caveats
+        for name, by in broken.items():
             entry: list[Any] = [self.inv[name], [[self.prot[b["protection"]], b["run"]] for b in by]]
-            why_not = caveat(run["switches"], name)
+            why_not = BY_NAME[name].caveat(switches)  # `caveat`, for the switches read above
             if why_not is not None:
                 entry.append(self.texts(why_not))
             prevented.append(entry)

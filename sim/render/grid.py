@@ -24,9 +24,11 @@ JSON-serialisable through `Grid.to_json()`.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Hashable
 from dataclasses import dataclass, field
 from typing import Any
 
+from sim.outcome import what_happened
 from sim.properties import BY_NAME, breaking_events
 from sim.render.text import describe, tick_story
 from sim.trace import Event, Kind, ReportHistory, Trace
@@ -204,36 +206,47 @@ class Grid:
 # -- building ----------------------------------------------------------------------------
 
 
-def build(trace: Trace, until: int | None = None) -> Grid:
-    """The swimlane of `trace`, ticks t0..t`until` (default: to the run's last tick)."""
-    return _Builder(trace, until).grid()
+def build(trace: Trace, until: int | None = None, lines: dict[Hashable, str] | None = None) -> Grid:
+    """The swimlane of `trace`, ticks t0..t`until` (default: to the run's last tick). `lines`:
+    story lines already worded, by the tick's events (`sim.render.text.tick_story`)."""
+    return _Builder(trace, until, lines).grid()
 
 
-def build_shared(trace: Trace, cache: dict[str, Grid]) -> Grid:
+@dataclass(slots=True)
+class Shared:
+    """Swimlanes already built, by what happened in their run (`sim.outcome.what_happened`), and
+    the story lines already worded, by a tick's events (many runs share ticks)."""
+
+    grids: dict[Hashable, Grid] = field(default_factory=dict)
+    lines: dict[Hashable, str] = field(default_factory=dict)
+
+
+def build_shared(trace: Trace, cache: Shared, what: Hashable | None = None) -> Grid:
     """`build(trace)`, reusing a grid already built from the same events.
 
-    A grid depends on the trace's events, report versions, section count and last tick;
-    the switches are only carried along. Many sweep runs differ in a switch that changes
-    nothing that happened (a relaxed newsletter rule that picks the same digest), so the
-    sweep builds each distinct swimlane once.
+    A grid depends on what happened in the run (`sim.outcome.what_happened`: the events, report
+    versions, schedule, last tick); the switches are only carried along. Many sweep runs
+    differ in a switch that changes nothing that happened (a relaxed newsletter rule that
+    picks the same digest), so the sweep builds each distinct swimlane once. `what` is
+    `what_happened(trace)` when the caller has it already.
     """
-    key = repr((trace.events, trace.versions, trace.schedule.sections, trace.last_tick))
-    shared = cache.get(key)
+    key = what_happened(trace) if what is None else what
+    shared = cache.grids.get(key)
     if shared is None:
-        shared = cache[key] = build(trace)
+        shared = cache.grids[key] = build(trace, lines=cache.lines)
     switches = trace.switches.as_dict()
     return shared if shared.switches == switches else dataclasses.replace(shared, switches=switches)
 
 
-#: swimlanes already built in this process, by what happened (see `shared`)
-_SHARED: dict[str, Grid] = {}
+#: swimlanes already built in this process (see `shared`)
+_SHARED = Shared()
 
 
-def shared(trace: Trace) -> Grid:
+def shared(trace: Trace, what: Hashable | None = None) -> Grid:
     """`build_shared` with this process's own cache: what `sim sweep` keeps of each run for
     the explainer page (passed to `sim.sweep.sweep(view=...)`, so it runs in the process
-    that simulated the run)."""
-    return build_shared(trace, _SHARED)
+    that simulated the run, with the run's `what_happened` value as `what`)."""
+    return build_shared(trace, _SHARED, what)
 
 
 def truncated(trace: Trace, until: int) -> Trace:
@@ -322,8 +335,9 @@ def _kept(did: list[tuple[Mark, int | None]]) -> list[tuple[Mark, int | None]]:
 
 
 class _Builder:
-    def __init__(self, trace: Trace, until: int | None) -> None:
+    def __init__(self, trace: Trace, until: int | None, lines: dict[Hashable, str] | None = None) -> None:
         self.trace = trace
+        self.lines = lines
         last = trace.last_tick if until is None else max(0, min(until, trace.last_tick))
         self.ticks = tuple(range(last + 1))
         self.last = last
@@ -383,7 +397,7 @@ class _Builder:
             for key, (group, _, _, meaning) in LEGEND.items()
             if key in self.used
         )
-        story = tuple((t, line) for t, line in tick_story(self.trace, self.last))
+        story = tuple((t, line) for t, line in tick_story(self.trace, self.last, self.lines))
         return Grid(
             ticks=self.ticks,
             rows=tuple(rows),
