@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from sim.errors import SimError
-from sim.workers import MAX_WORKERS
+from sim.limits import MAX_WORKERS
 
 #: how long to wait for a remote scheduler to answer, in seconds
 CONNECT_TIMEOUT = 10

@@ -8,6 +8,7 @@ tools' defaults need, and low enough that no accepted input runs for long or fil
 from __future__ import annotations
 
 import json
+import os
 
 #: a scenario file is read whole, up to this many bytes
 MAX_FILE_BYTES = 1 << 20
@@ -29,8 +30,11 @@ MAX_CHECK_FAULTS = 6
 MAX_EXPLORE_FAULTS = 12
 #: `sim explore --examples` at most
 MAX_EXAMPLES = 100_000_000
-#: worker processes at most, per CPU (`sim.workers.MAX_WORKERS`)
+#: worker processes at most, per CPU
 WORKERS_PER_CPU = 4
+#: the CPUs of the machine, and worker processes at most (`--workers`): more only cost memory
+CPUS = os.cpu_count() or 1
+MAX_WORKERS = WORKERS_PER_CPU * CPUS
 #: a value quoted in an error message is cut to this many characters
 MAX_QUOTE = 60
 

@@ -21,10 +21,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from sim.errors import SimError
-from sim.limits import WORKERS_PER_CPU
-
-CPUS = os.cpu_count() or 1
-MAX_WORKERS = WORKERS_PER_CPU * CPUS
+from sim.limits import CPUS, MAX_WORKERS
 _PR_SET_PDEATHSIG = 1
 
 

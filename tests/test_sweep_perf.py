@@ -155,13 +155,6 @@ def test_lean_import_leaves_a_package_it_cannot_handle_to_the_ordinary_import(tm
     assert seen == [False, False, "1.0", False]  # SimPy: already loaded by `import sim`
 
 
-def test_the_sweep_commands_worker_cap_is_the_pools() -> None:
-    from sim.commands import sweep as command
-    from sim.workers import MAX_WORKERS
-
-    assert command.MAX_WORKERS == MAX_WORKERS
-
-
 # -- the collector -----------------------------------------------------------------------------
 def test_sim_sweep_leaves_the_collector_on_and_the_sweep_frozen(tmp_path: Path) -> None:
     seen = _python(f"""

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import gc
-import os
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -15,16 +14,12 @@ import click
 from sim import lean_import
 from sim.commands.common import folder_value
 from sim.files import prepare_out
-from sim.limits import WORKERS_PER_CPU
+from sim.limits import MAX_WORKERS  # not sim.workers: the pool is imported only when used
 from sim.render import grid
 from sim.render.report import render_all, write_reports
 from sim.sweep import SweepProgress
 from sim.sweep import sweep as run_sweep
 
-#: `sim.workers.MAX_WORKERS`, without importing the process pool (multiprocessing,
-#: concurrent.futures, logging, ctypes) at start-up for a sweep that runs in this process;
-#: tests/test_sweep_perf.py checks that the two agree
-MAX_WORKERS = WORKERS_PER_CPU * (os.cpu_count() or 1)
 
 lean_import.load("tabulate")  # the summary and sweep.md are its tables: without importlib.metadata
 
