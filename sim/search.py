@@ -186,28 +186,31 @@ class Search:
     def __init__(self, space: Space) -> None:
         self.space = space
         self.found = Found()
-        self.by_moment: dict[Moment, list[type[Fault]]] = {}
+        # keyed by the enums' values: an Enum's own __hash__ is a Python call, and these
+        # lookups run at every consult and every event
+        self.by_moment: dict[int, list[type[Fault]]] = {}
         for kind in KINDS:
-            self.by_moment.setdefault(kind.moment, []).append(kind)
-        self.changes_offered = Moment.INPUT in self.by_moment
+            self.by_moment.setdefault(kind.moment._value_, []).append(kind)
+        self.changes_offered = Moment.INPUT._value_ in self.by_moment
         self.monitors: list[tuple[int, Property, Monitor]] = []
         for i, prop in enumerate(space.properties):
             assert prop.monitor is not None, f"{prop.name} has no monitor"
             self.monitors.append((i, prop, prop.monitor))
-        self.watch: dict[Kind, list[tuple[int, Property, Monitor]]] = {}
+        self.watch: dict[str, list[tuple[int, Property, Monitor]]] = {}
         for entry in self.monitors:
             for event_kind in entry[2].kinds:
-                self.watch.setdefault(event_kind, []).append(entry)
+                self.watch.setdefault(event_kind._value_, []).append(entry)
 
     # -- one level --------------------------------------------------------------------
     def level(self, frontier: dict[NodeKey, Node], t: int) -> dict[NodeKey, Node]:
-        """Expand every node of tick t's level; return tick t + 1's."""
+        """Expand every node of tick t's level, emptying `frontier`; return tick t + 1's."""
         found = self.found
         found.nodes += len(frontier)
         found.depth = max(found.depth, t)
         following: dict[NodeKey, Node] = {}
         space = self.space
-        for node in frontier.values():
+        while frontier:  # each node is let go as soon as it is expanded: memory peaks lower
+            node = frontier.popitem()[1]
             if t > space.horizon:
                 self.straight(node, t)
                 continue
@@ -253,7 +256,7 @@ class Search:
             for i, moment, where in chooser.consults:
                 if i <= last:
                     continue
-                for kind in self.by_moment.get(moment, ()):
+                for kind in self.by_moment.get(moment._value_, ()):
                     for fault in kind.offers(code, where, space.horizon, space.setting):
                         stack.append((plan + ((i, fault),), i))
 
@@ -278,7 +281,7 @@ class Search:
         pending = tuple(
             f for f in node.pending + faults if (until := f.restricts_until()) is not None and until > t
         )  # fmt: skip
-        rank = keys(path) if faults else node.rank
+        rank = tuple(sorted(node.rank + keys(faults))) if faults else node.rank
         self.merge(following, Node(state, used, pending, memos, broken, idle, node.count, path, rank))
 
     def merge(self, following: dict[NodeKey, Node], arrived: Node) -> None:
@@ -300,7 +303,7 @@ class Search:
         watch = self.watch
         changed = list(memos)
         for e in events:
-            for i, prop, monitor in watch.get(e.kind, ()):
+            for i, prop, monitor in watch.get(e.kind._value_, ()):
                 changed[i], broke = monitor.step(changed[i], e, content, e.tick)
                 if broke and not broken >> i & 1:
                     broken |= 1 << i

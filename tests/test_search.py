@@ -47,8 +47,8 @@ def test_search_agrees_with_the_enumerator_on_one_fault(bound: CheckBound) -> No
 
 
 def test_search_agrees_with_the_enumerator_on_two_faults_early() -> None:
-    rows = [ROWS[0], ROWS[8], ROWS[2], ROWS[11]]  # all-on, fencing=off end-only, pins=off, key=per-attempt end-only
-    assert [(r.protections, r.checkpoints) for r in rows] == [
+    rows = [ROWS[0], ROWS[8], ROWS[2], ROWS[10]]  # all-on, fencing=off end-only, pins=off, key=per-attempt end-only
+    assert [(r.protections, r.switches.checkpoints.value) for r in rows] == [
         ("all-on", "per-step"), ("fencing=off", "end-only"), ("pins=off", "per-step"), ("key=per-attempt", "end-only"),
     ]  # fmt: skip
     agree(rows, CheckBound(2, 3))

@@ -137,11 +137,12 @@ def attempt_form(a: AttemptState, t: int, limit: int, versions: tuple[tuple[int,
     else:
         silent = True
     accepted = None if a.verdict is None else a.verdict[0]
+    status = a.status._value_  # a plain string: cheaper to hash than the Enum
     if a.next_tick is None:
-        return (a.status, a.crashed, silent, a.candidate, a.inherited is not None, accepted, a.ended is not None)
+        return (status, a.crashed, silent, a.candidate, a.inherited is not None, accepted, a.ended is not None)
     held = None if a.held is None else (a.held[0], None if a.held[1] is None else a.held[1].content)
     return (
-        a.token, None if a.pin is None else versions[a.pin], a.inherited, a.status, a.next_tick - t,
+        a.token, None if a.pin is None else versions[a.pin], a.inherited, status, a.next_tick - t,
         a.crashed, silent, tuple(None if p is None else p.content for p in a.results), a.unwritten,
         a.step, a.phase, held, accepted, a.candidate, a.ended is not None,
     )  # fmt: skip

@@ -38,6 +38,10 @@ def section_sets(sections: int) -> tuple[tuple[int, ...], ...]:
     )
 
 
+#: the changes offered at a tick, by (tick, the section sets)
+_OFFERED: dict[tuple[int, tuple[tuple[int, ...], ...]], tuple[ReportChange, ...]] = {}
+
+
 @dataclass(frozen=True, slots=True)
 class ReportChange(Fault):
     """At tick `at` the report gets a new version; `sections` (1-based) get new content."""
@@ -139,7 +143,12 @@ class ReportChange(Fault):
     @classmethod
     def offers(cls, code: Sequence[Fault], where: tuple[int, ...], horizon: int, schedule: Setting) -> list[Fault]:
         (tick,) = where
-        return [cls(tick, sections) for sections in section_sets(schedule.sections)]
+        sets = section_sets(schedule.sections)
+        key = (tick, sets)
+        offered = _OFFERED.get(key)
+        if offered is None:  # built once per tick: `sim check` asks at every node's input phase
+            offered = _OFFERED[key] = tuple(cls(tick, sections) for sections in sets)
+        return list(offered)
 
     @classmethod
     def bound_words(cls, horizon: int, schedule: Setting) -> str:
