@@ -29,7 +29,7 @@ from typing import Any
 
 from sim import properties
 from sim.errors import SimError, SwitchError
-from sim.faults import KINDS, Fault
+from sim.faults import FAULT_SETS, Fault, selected
 from sim.faults import describe as describe_list
 from sim.limits import MAX_CHECK_FAULTS
 from sim.run import counterexample
@@ -72,18 +72,27 @@ class CheckBound:
 
     max_faults: int = DEFAULT_MAX_FAULTS
     horizon: int = DEFAULT_HORIZON
+    #: which fault kinds (`sim.faults.FAULT_SETS`): the article's own, or all registered
+    faults: str = "article"
 
     def __post_init__(self) -> None:
+        if self.faults not in FAULT_SETS:
+            raise BoundError(f"--faults: {self.faults!r} is not a fault set; allowed: {', '.join(FAULT_SETS)}")
         if not 0 <= self.max_faults <= MAX_CHECK_FAULTS:
             raise BoundError(f"--max-faults: {self.max_faults} is outside 0..{MAX_CHECK_FAULTS}")
         if not 1 <= self.horizon < SETTING.horizon:
             raise BoundError(f"--horizon: {self.horizon} is outside 1..{SETTING.horizon - 1}")
 
+    @property
+    def kinds(self) -> tuple[type[Fault], ...]:
+        return selected(self.faults)
+
     def to_json(self) -> dict[str, Any]:
         return {
             "max_faults": self.max_faults,
             "horizon": self.horizon,
-            "faults": {kind.check_name: kind.bound_words(self.horizon, SETTING) for kind in KINDS},
+            "fault_set": self.faults,
+            "faults": {kind.check_name: kind.bound_words(self.horizon, SETTING) for kind in self.kinds},
             "setting": {
                 "sections": SETTING.sections,
                 "first_token": SETTING.first_token,
@@ -95,7 +104,7 @@ class CheckBound:
 
     def describe(self) -> str:
         return (
-            f"every schedule of up to {self.max_faults} fault(s) ({', '.join(k.plural for k in KINDS)}) "
+            f"every schedule of up to {self.max_faults} fault(s) ({', '.join(k.plural for k in self.kinds)}) "
             f"taking effect by t{self.horizon}"
         )
 
@@ -212,7 +221,8 @@ def run_unit(unit: Unit) -> Found:
 
 
 def space_of(config: Config, bound: CheckBound) -> Space:
-    return Space(config.switches, bound.max_faults, bound.horizon, SETTING, tuple(p.name for p in JUDGED))
+    return Space(config.switches, bound.max_faults, bound.horizon, SETTING, tuple(p.name for p in JUDGED),
+                 tuple(kind.key for kind in bound.kinds))
 
 
 def units_of(index: int, config: Config, bound: CheckBound, split: int) -> tuple[list[Unit], Found]:

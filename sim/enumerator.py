@@ -67,7 +67,8 @@ Code = tuple[Fault, ...]  # a schedule: its faults, in the order they are consul
 
 
 # -- one run -----------------------------------------------------------------------------------
-def children(code: Code, consults: Sequence[Consult], fired: dict[Fault, Position], horizon: int) -> list[Code]:
+def children(code: Code, consults: Sequence[Consult], fired: dict[Fault, Position], horizon: int,
+             kinds: Sequence[type[Fault]] = tuple(KINDS)) -> list[Code]:  # fmt: skip
     """The schedules one fault larger whose new fault is consulted after all of `code`'s.
 
     The moments are ordered by (tick, seq): the input phase of tick t is (t, 0), the run's
@@ -80,12 +81,12 @@ def children(code: Code, consults: Sequence[Consult], fired: dict[Fault, Positio
     points += [c for c in consults if (c[0], c[1]) > last and c[0] <= horizon]
     points.sort(key=lambda p: (p[0], p[1]))
     by_moment: dict[Moment, list[type[Fault]]] = {}
-    for kind in KINDS:
+    for kind in kinds:
         by_moment.setdefault(kind.moment, []).append(kind)
     out: list[Code] = []
-    for _, _, moment, where in points:
+    for tick, _, moment, where in points:
         for kind in by_moment.get(moment, ()):
-            out.extend(code + (fault,) for fault in kind.offers(code, where, horizon, SETTING))
+            out.extend(code + (fault,) for fault in kind.offers(code, tick, where, horizon, SETTING))
     return out
 
 
@@ -160,7 +161,7 @@ def run_job(job: Job) -> JobResult:
                 shortest[name] = (key, code)
         if grow:
             assert world.consults is not None
-            result.children.extend(children(code, world.consults, world.fired, job.bound.horizon))
+            result.children.extend(children(code, world.consults, world.fired, job.bound.horizon, job.bound.kinds))
     result.fingerprints = prints.tobytes()
     return result
 

@@ -171,6 +171,7 @@ DURING = {
     "assemble": "before assembling",
     "waiting": "while waiting",
     "post": "before posting",
+    "send": "after recording its intent, before sending",
 }
 
 
@@ -178,7 +179,7 @@ DURING = {
 class Silent(Payload):
     crashed: bool  # a crash never wakes
     wake: int | None  # planned: the tick a pause ends (None for a crash)
-    during: Literal["compute", "assemble", "waiting", "post"]
+    during: Literal["compute", "assemble", "waiting", "post", "send"]
 
     def narrate(self, who: str) -> str:
         during = DURING[self.during]

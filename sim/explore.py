@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from sim import properties
 from sim.errors import ScheduleError, SimError
-from sim.faults import KINDS, Choices, Fault
+from sim.faults import FAULT_SETS, KINDS, Choices, Fault, selected
 from sim.faults import describe as describe_list
 from sim.faults.base import toward
 from sim.files import OutError, write_out
@@ -75,8 +75,16 @@ class ExploreBounds:
     sections: tuple[int, ...] = toward(EXAMPLE.sections, 2, 6)
     heartbeat_limits: tuple[int, ...] = toward(EXAMPLE.heartbeat_limit, 1, 4)
     newsletter_ready: tuple[int, ...] = toward(EXAMPLE.newsletter_ready, 0, 24)
+    #: which fault kinds are drawn (`sim.faults.FAULT_SETS`): the article's own, or all
+    faults: str = "article"
+
+    @property
+    def kinds(self) -> tuple[type[Fault], ...]:
+        return selected(self.faults)
 
     def __post_init__(self) -> None:
+        if self.faults not in FAULT_SETS:
+            raise SimError(f"--faults: {self.faults!r} is not a fault set; allowed: {', '.join(FAULT_SETS)}")
         if self.max_faults < 0:
             raise SimError(f"--max-faults: {self.max_faults} must be at least 0")
         if self.last_tick < 1 or self.attempts < 1 or self.max_pause < 1 or self.max_nth < 1:
@@ -137,7 +145,7 @@ def draw_schedule(c: Choices, bounds: ExploreBounds = ExploreBounds()) -> Schedu
     sections = c.pick(bounds.sections)
     heartbeat_limit = c.pick(bounds.heartbeat_limits)
     newsletter_ready = c.pick(bounds.newsletter_ready)
-    kinds = tuple(KINDS)
+    kinds = bounds.kinds
     faults: list[Fault] = []
     drawn = 0
     while drawn < bounds.max_faults and c.flip(MORE_FAULTS):
@@ -204,9 +212,9 @@ def observed(trace: Trace) -> Iterator[tuple[str, int, int]]:
                 yield seen
 
 
-def coverage_kinds() -> tuple[str, ...]:
-    """The coverage table's rows: every registered kind's labels, in registry order."""
-    return tuple(label for kind in KINDS for label in kind.coverage_labels)
+def coverage_kinds(faults: str = "article") -> tuple[str, ...]:
+    """The coverage table's rows: the labels of every kind in the fault set, in registry order."""
+    return tuple(label for kind in selected(faults) for label in kind.coverage_labels)
 
 
 def last_fault_tick(trace: Trace) -> int:
@@ -285,7 +293,7 @@ def single_faults(s: Schedule, bounds: ExploreBounds) -> list[Schedule]:
     first (the schedule with no fault at all leads)."""
     empty = s.with_faults(())
     out = [empty]
-    for kind in KINDS:
+    for kind in bounds.kinds:
         out.extend(empty.with_faults((f,)) for f in kind.singles(bounds, s.sections))
     return sorted(out, key=complexity)
 
@@ -412,6 +420,8 @@ class Exploration:
 def rerun_args(switches: Switches, seed: int, examples: int, bounds: ExploreBounds) -> str:
     """The `sim explore` arguments that repeat a search exactly."""
     parts = [f"--seed {seed}", f"--examples {examples}", f"--max-faults {bounds.max_faults}"]
+    if bounds.faults != "article":
+        parts.append(f"--faults {bounds.faults}")
     label = switches.set_args()
     return " ".join(parts + ([label] if label else []))
 

@@ -339,13 +339,17 @@ def differences(expect: dict[str, Any], actual: dict[str, Any]) -> list[str]:
 
 # -- writing scenario files (counterexamples) -------------------------------------------------
 def dump(description: str, switches: Switches, schedule: Schedule, expect: dict[str, Any] | None = None) -> str:
-    """A scenario file that replays `schedule` under `switches` exactly (every field written)."""
+    """A scenario file that replays `schedule` under `switches` exactly (every field written;
+    the list of a kind beyond the article's model only when the schedule has one: its
+    absence means none, as the loader reads it)."""
     lines = [f"description = {_toml_string(description)}", "", "[switches]"]
     lines += [f'{name} = "{value}"' for name, value in switches.as_dict().items()]
     lines += ["", "[schedule]"]
     lines += [f"{key} = {getattr(schedule, key)}" for key in SCALARS]
     for kind in KINDS:
-        lines.append(f"{kind.key} = [" + ", ".join(f.dump() for f in schedule.of(kind)) + "]")
+        faults = schedule.of(kind)
+        if faults or kind.article:  # a kind beyond the article's model only when it has faults
+            lines.append(f"{kind.key} = [" + ", ".join(f.dump() for f in faults) + "]")
     if expect:
         lines += ["", "[expect]"]
         for key, value in expect.items():

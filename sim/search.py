@@ -120,6 +120,8 @@ class Space:
     setting: Schedule
     #: the properties judged, by name (each must have a monitor)
     judged: tuple[str, ...]
+    #: the fault kinds that may be chosen, by key (in registry order)
+    kinds: tuple[str, ...]
 
     @property
     def properties(self) -> tuple[Property, ...]:
@@ -190,7 +192,8 @@ class Search:
         # lookups run at every consult and every event
         self.by_moment: dict[int, list[type[Fault]]] = {}
         for kind in KINDS:
-            self.by_moment.setdefault(kind.moment._value_, []).append(kind)
+            if kind.key in space.kinds:
+                self.by_moment.setdefault(kind.moment._value_, []).append(kind)
         self.changes_offered = Moment.INPUT._value_ in self.by_moment
         self.monitors: list[tuple[int, Property, Monitor]] = []
         for i, prop in enumerate(space.properties):
@@ -257,7 +260,7 @@ class Search:
                 if i <= last:
                     continue
                 for kind in self.by_moment.get(moment._value_, ()):
-                    for fault in kind.offers(code, where, space.horizon, space.setting):
+                    for fault in kind.offers(code, t, where, space.horizon, space.setting):
                         stack.append((plan + ((i, fault),), i))
 
     def arrive(self, node: Node, plan: Plan, state: State, events: list[Event], t: int,

@@ -114,7 +114,8 @@ class Hiccup(Fault):
         return ("hiccup", event.tick, event.tick + 1) if event.detail["wake"] == event.tick + 1 else None
 
     @classmethod
-    def offers(cls, code: Sequence[Fault], where: tuple[int, ...], horizon: int, schedule: Setting) -> list[Fault]:
+    def offers(cls, code: Sequence[Fault], tick: int, where: tuple[int, ...], horizon: int,
+               schedule: Setting) -> list[Fault]:  # fmt: skip
         attempt, tick = where
         return [cls(attempt, tick)] if tick < horizon else []
 
@@ -201,8 +202,8 @@ def test_silences_of_one_attempt_may_not_overlap_the_one_rule() -> None:
     assert not Silence(1, 3, 8).overlaps(Silence(1, 9))
     assert not Silence(1, 3).overlaps(Silence(2, 3))
     # the check offers no second silence while the attempt is still silent
-    assert Silence.offers((Silence(1, 3, 8),), (1, 8), 12, Schedule()) == []
-    assert len(Silence.offers((Silence(1, 3, 8),), (1, 9), 12, Schedule())) == 1 + 3
+    assert Silence.offers((Silence(1, 3, 8),), 8, (1, 8), 12, Schedule()) == []
+    assert len(Silence.offers((Silence(1, 3, 8),), 9, (1, 9), 12, Schedule())) == 1 + 3
 
 
 def test_nth_zero_is_refused_not_read_as_one() -> None:

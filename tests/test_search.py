@@ -100,7 +100,7 @@ def future(state: State, rng: random.Random, budget: int, horizon: int, replay: 
                 (i, fault)
                 for i, moment, where in probe.consults or []
                 for kind in KINDS if kind.moment is moment
-                for fault in kind.offers((), where, horizon, worked_example(Switches()))
+                for fault in kind.offers((), t, where, horizon, worked_example(Switches()))
             ]  # fmt: skip
             if offered:
                 i, fault = rng.choice(offered)

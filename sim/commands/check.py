@@ -16,6 +16,7 @@ from tabulate import tabulate  # type: ignore[import-untyped]
 
 from sim import check as checker
 from sim.commands.common import emit_json, folder_value, set_option
+from sim.faults import FAULT_SETS
 from sim.files import prepare_folder, replace_folder
 from sim.limits import MAX_CHECK_FAULTS
 from sim.properties import verdict
@@ -31,6 +32,9 @@ DEFAULT_OUT = Path("reports/counterexamples/check")
 @click.option("--horizon", "-t", type=click.IntRange(1, checker.SETTING.horizon - 1),
               default=checker.DEFAULT_HORIZON, show_default=True,
               help="Every fault takes effect (and every pause wakes) at a tick <= this.")  # fmt: skip
+@click.option("--faults", type=click.Choice(FAULT_SETS), default="article", show_default=True,
+              help="Which fault kinds are enumerated: the article's own, or all (with the failures outside its "
+              "model, docs/outside.md).")  # fmt: skip
 @set_option
 @click.option("--protections", "-p", default="all", show_default=True, metavar="all|each|SET",
               help="all: all protections on; each: all-on and each single weakening (the sweep's six); "
@@ -49,7 +53,7 @@ DEFAULT_OUT = Path("reports/counterexamples/check")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), callback=folder_value, default=DEFAULT_OUT,
               show_default=True, help="Where the counterexample scenario files (and check.json) go; "
               "the old set there is replaced as a whole.")  # fmt: skip
-def check(max_faults: int, horizon: int, sets: tuple[str, ...], protections: str, workers: int | None,
+def check(max_faults: int, horizon: int, faults: str, sets: tuple[str, ...], protections: str, workers: int | None,
           split: int, scheduler: str | None, as_json: bool, out: Path) -> int:  # fmt: skip
     """Check every invariant on every fault schedule within a bound.
 
@@ -58,7 +62,7 @@ def check(max_faults: int, horizon: int, sets: tuple[str, ...], protections: str
     token 41, 2 missed heartbeats, the newsletter ready at t12. `--set` changes the other
     switches; unless it sets `checkpoints`, both per-step and end-only are checked.
     """
-    bound = checker.CheckBound(max_faults=max_faults, horizon=horizon)
+    bound = checker.CheckBound(max_faults=max_faults, horizon=horizon, faults=faults)
     values = parse_assignments(sets)
     base = checker.base_switches(values)
     modes = [base.checkpoints] if "checkpoints" in values else list(Checkpoints)

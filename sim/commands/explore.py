@@ -20,6 +20,7 @@ from sim.explore import (
 from sim.explore import (
     explore as run_search,
 )
+from sim.faults import FAULT_SETS
 from sim.files import prepare_out
 from sim.limits import MAX_EXAMPLES, MAX_EXPLORE_FAULTS
 from sim.properties import BY_NAME, SAFETY
@@ -36,9 +37,12 @@ DEFAULT_OUT = Path("reports/counterexamples")
 @set_option
 @click.option("--max-faults", type=click.IntRange(0, MAX_EXPLORE_FAULTS), default=ExploreBounds().max_faults, show_default=True,
               help="At most this many faults per schedule.")  # fmt: skip
+@click.option("--faults", type=click.Choice(FAULT_SETS), default="article", show_default=True,
+              help="Which fault kinds are drawn: the article's own, or all (with the failures outside its "
+              "model, docs/outside.md).")  # fmt: skip
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), callback=folder_value, default=DEFAULT_OUT, show_default=True,
               help="Folder the shrunk counterexamples are written to (each atomically, as found).")  # fmt: skip
-def explore(examples: int, seed: int | None, sets: tuple[str, ...], max_faults: int, out: Path) -> int:
+def explore(examples: int, seed: int | None, sets: tuple[str, ...], max_faults: int, faults: str, out: Path) -> int:
     """Draw random fault schedules, run each and check the invariants.
 
     Each invariant broken is shrunk to a small schedule and written as a scenario file that
@@ -49,7 +53,7 @@ def explore(examples: int, seed: int | None, sets: tuple[str, ...], max_faults: 
     prepare_out(out)  # fail on a bad --out before the search
     if seed is None:
         seed = secrets.randbelow(2**32)
-    bounds = ExploreBounds(max_faults=max_faults)
+    bounds = ExploreBounds(max_faults=max_faults, faults=faults)
     label = switches.label() or "all protections on"
     click.echo(f"sim explore: seed {seed}; {examples} schedules of at most {max_faults} faults; {label}")
     click.echo(f"rerun with: sim explore {rerun_args(switches, seed, examples, bounds)}")
@@ -103,9 +107,10 @@ def report_lines(result: Exploration) -> list[str]:
     lines += ["", "faults that took effect, by kind and tick (count over all runs):"]
     columns = [f"t{i * TICK_BUCKET}-{i * TICK_BUCKET + TICK_BUCKET - 1}" for i in range(TICK_BUCKETS - 1)]
     columns.append(f"t{(TICK_BUCKETS - 1) * TICK_BUCKET}+")
-    width = max(len(k) for k in coverage_kinds())
+    labels = coverage_kinds(result.bounds.faults)
+    width = max(len(k) for k in labels)
     lines.append("  " + "kind".ljust(width) + "".join(c.rjust(9) for c in columns))
-    for kind in coverage_kinds():
+    for kind in labels:
         cells = [cov.faults.get((kind, b), 0) for b in range(TICK_BUCKETS)]
         lines.append("  " + kind.ljust(width) + "".join(f"{n:>9,}" for n in cells))
     lines.append(f"  scheduled but never took effect (trimmed from counterexamples): {cov.unfired:,}")

@@ -48,7 +48,7 @@ from sim.engine.state import (
     Status,
     find_candidate,
 )
-from sim.faults import Fault, Moment, PostPoint, Stall
+from sim.faults import Fault, Hold, Moment, PostPoint, Stall
 from sim.switches import Key, Rule
 from sim.trace import Event, Kind, revenue
 
@@ -304,6 +304,8 @@ def finish(d: Draft, w: Worker, t: int, action: Held) -> int | None:
         return t + 1
     if what == "assemble":
         return assemble(d, w, t)
+    if what == "send":
+        return deliver(d, w, t)
     return post(d, w, t)
 
 
@@ -366,7 +368,8 @@ def post(d: Draft, w: Worker, t: int) -> int | None:
     assert digest is not None
     d.posts += 1
     fault = d.faults.consult(t, Moment.POST, (d.posts,))
-    death: PostPoint | None = None if fault is None else fault.directive()  # type: ignore[assignment]
+    directive = None if fault is None else fault.directive()
+    death = directive if isinstance(directive, PostPoint) else None
     if death is PostPoint.BEFORE_INTENT:
         return die(d, w, t, death)
     # Every poster records its intent first, so a stale token is fenced before the send;
@@ -378,6 +381,16 @@ def post(d: Draft, w: Worker, t: int) -> int | None:
             return None
     if death is PostPoint.AFTER_INTENT:
         return die(d, w, t, death)
+    if isinstance(directive, Hold):  # paused inside the effect: it sends when it wakes
+        return fall_silent(d, w, t, Stall(t + directive.ticks), ("send", None))
+    return deliver(d, w, t, death)
+
+
+def deliver(d: Draft, w: Worker, t: int, death: PostPoint | None = None) -> int | None:
+    """The rest of a post after its intent: send, then record the feed's answer. The feed
+    checks keys, never tokens: a stale poster's send reaches it; its confirmation is fenced."""
+    digest = w.candidate
+    assert digest is not None
     send(d, t, w, digest, post_key(d, w, digest))
     if death is PostPoint.AFTER_SEND:
         return die(d, w, t, death)

@@ -59,7 +59,8 @@ class Status(Enum):
 STEPS, ASSEMBLE, WAIT, POST = "steps", "assemble", "wait", "post"
 
 #: an action an attempt began as it fell silent, finished when it wakes:
-#: ("compute", the computed part), ("assemble", None) or ("post", None)
+#: ("compute", the computed part), ("assemble", None), ("post", None) or ("send", None)
+#: (a poster paused between its intent and its send)
 Held = tuple[str, Part | None]
 
 

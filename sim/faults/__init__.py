@@ -5,10 +5,12 @@ The registry's order is the order of the lists in a scenario file's [schedule] t
 """
 
 from sim.faults.base import (
+    FAULT_SETS,
     KINDS,
     Bounds,
     Choices,
     Fault,
+    Hold,
     Moment,
     PostPoint,
     RunFacts,
@@ -18,27 +20,34 @@ from sim.faults.base import (
     check_order,
     describe,
     register,
+    selected,
     unregister,
 )
 from sim.faults.change import ReportChange
 from sim.faults.death import PosterDeath
 from sim.faults.duplicate import DuplicateDelivery
+from sim.faults.pause import PosterPause
 from sim.faults.silence import Silence
 
 register(Silence)
 register(ReportChange)
 register(PosterDeath)
 register(DuplicateDelivery)
+# beyond the article's model (`Fault.article` False: drawn and enumerated with --faults all)
+register(PosterPause)
 
 __all__ = [
+    "FAULT_SETS",
     "KINDS",
     "Choices",
     "DuplicateDelivery",
     "Bounds",
     "Fault",
+    "Hold",
     "Moment",
     "PostPoint",
     "PosterDeath",
+    "PosterPause",
     "ReportChange",
     "RunFacts",
     "Silence",
@@ -48,5 +57,6 @@ __all__ = [
     "check_order",
     "describe",
     "register",
+    "selected",
     "unregister",
 ]

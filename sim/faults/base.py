@@ -64,7 +64,8 @@ class Moment(Enum):
     INPUT = 0
     #: attempt #n begins what it does at tick t; where (n, t); directive: a `Stall`
     ACT = 1
-    #: the run's nth post action begins; where (nth,); directive: the `PostPoint` it dies at
+    #: the run's nth post action begins; where (nth,); directive: the `PostPoint` it dies at,
+    #: or a `Hold` (it falls silent between its intent and its send)
     POST = 2
     #: the run's nth send begins; where (nth,); directive: how many copies reach the feed
     SEND = 3
@@ -84,6 +85,14 @@ class Stall:
     `wake` (None: it never resumes, a crash)."""
 
     wake: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class Hold:
+    """A POST directive: the poster records its intent, then falls silent for `ticks` ticks
+    before it sends (a worker paused inside the effect); it sends when it wakes."""
+
+    ticks: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,6 +191,9 @@ class Fault(ABC):
     coverage_labels: ClassVar[tuple[str, ...]]
     #: the kind of trace event (its `Kind` value) that shows a fault of this kind took effect
     shown_by: ClassVar[str]
+    #: one of the article's own faults (`--faults article`, the default); the kinds beyond
+    #: the article's model join `sim explore` and `sim check` only with `--faults all`
+    article: ClassVar[bool] = True
 
     # -- the data ----------------------------------------------------------------------
     @classmethod
@@ -250,9 +262,10 @@ class Fault(ABC):
     # -- sim check ---------------------------------------------------------------------
     @classmethod
     @abstractmethod
-    def offers(cls, code: Sequence[Fault], where: tuple[int, ...], horizon: int,
+    def offers(cls, code: Sequence[Fault], tick: int, where: tuple[int, ...], horizon: int,
                schedule: Setting) -> list[Fault]:  # fmt: skip
-        """The faults of the kind a schedule `code` can add at this moment of its run."""
+        """The faults of the kind a schedule `code` can add at this moment of its run (at
+        `tick`, the place `where`)."""
 
     @classmethod
     @abstractmethod
@@ -280,6 +293,17 @@ def register(kind: type[Fault]) -> type[Fault]:
 
 def unregister(kind: type[Fault]) -> None:
     KINDS.remove(kind)
+
+
+#: the fault sets `--faults` names: the article's own kinds, or every registered kind
+FAULT_SETS = ("article", "all")
+
+
+def selected(faults: str) -> tuple[type[Fault], ...]:
+    """The registered kinds in a fault set, in registry order."""
+    if faults not in FAULT_SETS:
+        raise ValueError(f"--faults: {faults!r} is not a fault set; allowed: {', '.join(FAULT_SETS)}")
+    return tuple(kind for kind in KINDS if faults == "all" or kind.article)
 
 
 def by_key(key: str) -> type[Fault] | None:

@@ -141,7 +141,8 @@ class ReportChange(Fault):
 
     # -- sim check ---------------------------------------------------------------------
     @classmethod
-    def offers(cls, code: Sequence[Fault], where: tuple[int, ...], horizon: int, schedule: Setting) -> list[Fault]:
+    def offers(cls, code: Sequence[Fault], tick: int, where: tuple[int, ...], horizon: int,
+               schedule: Setting) -> list[Fault]:  # fmt: skip
         (tick,) = where
         sets = section_sets(schedule.sections)
         key = (tick, sets)

@@ -112,7 +112,8 @@ class PosterDeath(Fault):
 
     # -- sim check ---------------------------------------------------------------------
     @classmethod
-    def offers(cls, code: Sequence[Fault], where: tuple[int, ...], horizon: int, schedule: Setting) -> list[Fault]:
+    def offers(cls, code: Sequence[Fault], tick: int, where: tuple[int, ...], horizon: int,
+               schedule: Setting) -> list[Fault]:  # fmt: skip
         (nth,) = where
         return [cls(point, nth) for point in POINTS]
 

@@ -95,7 +95,8 @@ class DuplicateDelivery(Fault):
 
     # -- sim check ---------------------------------------------------------------------
     @classmethod
-    def offers(cls, code: Sequence[Fault], where: tuple[int, ...], horizon: int, schedule: Setting) -> list[Fault]:
+    def offers(cls, code: Sequence[Fault], tick: int, where: tuple[int, ...], horizon: int,
+               schedule: Setting) -> list[Fault]:  # fmt: skip
         return [cls(where[0])]
 
     @classmethod

@@ -151,14 +151,17 @@ class Silence(Fault):
                     yield cls(attempt, at, wake)
 
     @classmethod
-    def observe(cls, event: Observed) -> tuple[str, int, int]:
+    def observe(cls, event: Observed) -> tuple[str, int, int] | None:
+        if event.detail["during"] == "send":
+            return None  # a poster paused inside its post (`sim.faults.pause`)
         wake = event.detail["wake"]
         label = "silence (crashed)" if event.detail["crashed"] else "silence (paused)"
         return label, event.tick, max(event.tick, wake or 0)
 
     # -- sim check ---------------------------------------------------------------------
     @classmethod
-    def offers(cls, code: Sequence[Fault], where: tuple[int, ...], horizon: int, schedule: Setting) -> list[Fault]:
+    def offers(cls, code: Sequence[Fault], tick: int, where: tuple[int, ...], horizon: int,
+               schedule: Setting) -> list[Fault]:  # fmt: skip
         attempt, tick = where
         if any(isinstance(f, Silence) and cls(attempt, tick).overlaps(f) for f in code):
             return []  # still silent: it cannot fall silent again before it woke
