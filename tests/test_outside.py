@@ -1,0 +1,107 @@
+"""The failures outside the article's model (docs/outside.md): each kind beyond the article
+round-trips through a scenario file, fires, is drawn by `sim explore` and offered by
+`sim check` with `--faults all` only, and its scenarios show what breaks and what protects.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from sim import enumerator
+from sim.check import CheckBound, Config, check, configurations
+from sim.explore import ExploreBounds, SeededChoices, draw_schedule
+from sim.faults import KINDS, PosterDeath, PosterPause, PostPoint, selected
+from sim.run import run_scenario
+from sim.scenario import dump, load, parse
+from sim.schedule import Schedule, worked_example
+from sim.switches import Checkpoints, Switches
+from sim.trace import Kind
+
+BEYOND = [kind for kind in KINDS if not kind.article]
+
+
+def test_the_article_fault_set_is_the_four_kinds_of_the_article() -> None:
+    assert [k.key for k in selected("article")] == ["silences", "changes", "poster_deaths", "duplicate_deliveries"]
+    assert set(selected("all")) == set(KINDS) and BEYOND
+
+
+@pytest.mark.parametrize("kind", BEYOND, ids=lambda k: k.key)
+def test_each_kind_beyond_the_article_round_trips_through_a_scenario_file(kind: type) -> None:
+    bounds = ExploreBounds(faults="all")
+    fault = next(iter(kind.singles(bounds, 4)))
+    switches = Switches().with_values({"change": "never", "post_death": "no"})
+    schedule = worked_example(switches).with_faults((fault,))
+    text = dump("round trip", switches, schedule)
+    assert f"{kind.key} = [" in text
+    assert parse(text, "x.toml", "x").schedule == schedule
+    # an article-only schedule's file does not name the kinds beyond the article
+    assert kind.key not in dump("plain", switches, worked_example(switches))
+
+
+def test_explore_draws_the_kinds_beyond_the_article_only_with_faults_all() -> None:
+    article = [draw_schedule(SeededChoices(random.Random(i))) for i in range(400)]
+    assert not any(f for s in article for f in s.faults if not type(f).article)
+    every = [draw_schedule(SeededChoices(random.Random(i)), ExploreBounds(faults="all")) for i in range(400)]
+    drawn = {type(f) for s in every for f in s.faults}
+    assert set(BEYOND) <= drawn
+
+
+def test_check_offers_the_kinds_beyond_the_article_only_with_faults_all() -> None:
+    config = Config("key=per-attempt", Switches().with_values({"key": "per-attempt"}))
+    (article,) = check([config], CheckBound(1, 12))
+    (every,) = check([config], CheckBound(1, 12, faults="all"))
+    assert every.schedules > article.schedules
+    assert "poster_pause" in CheckBound(1, 12, faults="all").to_json()["faults"]
+    assert "poster_pause" not in CheckBound(1, 12).to_json()["faults"]
+
+
+def test_check_with_every_kind_agrees_with_the_enumerator() -> None:
+    rows = configurations(Switches(), "each", [Checkpoints.PER_STEP])
+    bound = CheckBound(1, 10, faults="all")
+    for searched, walked in zip(check(rows, bound), enumerator.enumerate_all(rows, bound)):
+        assert (searched.schedules, searched.violations) == (walked.schedules, walked.violations)
+        assert searched.counterexamples == walked.counterexamples
+
+
+# -- case 1: a worker paused inside the effect -----------------------------------------------
+def test_a_poster_paused_inside_the_effect_posts_twice_unless_the_key_names_the_operation() -> None:
+    trace, outcome = run_scenario(load("paused-inside-effect"))
+    silent = [e for e in trace.events if e.kind is Kind.SILENT]
+    assert [(e.tick, e.detail["during"], e.detail["wake"]) for e in silent] == [(7, "send", 12)]
+    feed = [(e.tick, e.detail["key"], e.detail["answer"]) for e in trace.events if e.kind is Kind.FEED]
+    assert feed == [(10, "attempt/2", "applied"), (12, "attempt/1", "applied")]
+    assert outcome.violations == (("duplicate-effect", 12),)
+    trace, outcome = run_scenario(load("paused-inside-effect-keyed"))
+    feed = [(e.tick, e.detail["key"], e.detail["answer"]) for e in trace.events if e.kind is Kind.FEED]
+    assert feed == [(10, "announce/d1", "applied"), (12, "announce/d1", "repeat")]
+    assert outcome.violations == ()
+
+
+def test_fencing_does_not_stop_a_late_send() -> None:
+    scenario = load("paused-inside-effect")
+    for fencing in ("on", "off"):
+        switches = scenario.switches.with_values({"fencing": fencing})
+        from sim.run import simulate
+
+        _, outcome = simulate(switches, scenario.schedule)
+        assert outcome.broken == ("duplicate-effect",), fencing
+
+
+def test_a_pause_and_a_death_of_one_post_cannot_both_be_scheduled() -> None:
+    from sim.errors import ScheduleError
+
+    with pytest.raises(ScheduleError, match="same moment"):
+        Schedule(faults=(PosterDeath(PostPoint.AFTER_SEND, 1), PosterPause(1, 3)))
+
+
+# -- case 7: journal and effect are never one transaction ---------------------------------------
+def test_check_enumerates_a_death_at_each_of_the_three_points_of_a_post() -> None:
+    """The journal (the intent and confirmation records) and the effect (the feed's post) are
+    written in separate steps; `sim check` puts a poster death between each pair."""
+    config = Config("all-on", Switches())
+    job = enumerator.Job(config.switches, CheckBound(1, 12), ((),))
+    kids = enumerator.run_job(job).children
+    deaths = {code[0].point for code in kids if isinstance(code[0], PosterDeath) and code[0].nth == 1}
+    assert deaths == set(PostPoint)
