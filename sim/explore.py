@@ -151,7 +151,9 @@ def draw_schedule(c: Choices, bounds: ExploreBounds = ExploreBounds()) -> Schedu
     while drawn < bounds.max_faults and c.flip(MORE_FAULTS):
         drawn += 1
         fault = c.pick(kinds).draw(c, bounds, sections, faults)
-        if fault is not None:
+        if fault is not None and not any(
+            f.moment is fault.moment and f.where() == fault.where() for f in faults
+        ):  # two faults of different kinds at one moment and place cannot both be scheduled
             faults.append(fault)
     return Schedule(
         faults=tuple(faults),
