@@ -258,6 +258,26 @@ class Died(Payload):
         return f"dies {self.point.replace('-', ' ')}"
 
 
+#: what a storage loss takes, in words, by store
+LOST_STORE = {
+    "journal": "the journal's step records",
+    "acceptances": "the controller's acceptance records",
+    "effects": "the effect records (intents and confirmations)",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Lost(Payload):
+    store: Literal["journal", "acceptances", "effects"]
+    records: int  # how many records were lost
+
+    def narrate(self, who: str) -> str:
+        return f"storage loss: {LOST_STORE[self.store]} are gone ({self.records} record(s))"
+
+    def phrase(self, versions: Versions) -> str:
+        return f"loses {LOST_STORE[self.store]} ({self.records})"
+
+
 @dataclass(frozen=True, slots=True)
 class Done(Payload):
     digest: str  # the digest whose announcement it confirmed
@@ -453,6 +473,7 @@ EVENT_KINDS: dict[Kind, EventKind] = {
         EventKind(Kind.DIED, (Died,), silent=True),
         EventKind(Kind.DONE, (Done,), status="done"),
         EventKind(Kind.NEWSLETTER, (Newsletter,), subject="newsletter"),
+        EventKind(Kind.LOST, (Lost,), subject="storage"),
     )
 }
 

@@ -35,6 +35,7 @@ class Kind(Enum):
     DIED = "died"
     DONE = "done"
     NEWSLETTER = "newsletter"
+    LOST = "lost"  # a storage loss (beyond the article's model: `sim.faults.loss`)
 
 
 class Event(NamedTuple):

@@ -108,3 +108,35 @@ def test_check_enumerates_a_death_at_each_of_the_three_points_of_a_post() -> Non
     kids = enumerator.run_job(job).children
     deaths = {code[0].point for code in kids if isinstance(code[0], PosterDeath) and code[0].nth == 1}
     assert deaths == set(PostPoint)
+
+
+# -- case 10: losing the journal (or the acceptances) --------------------------------------------
+def test_losing_the_journal_costs_model_calls_and_nothing_else() -> None:
+    trace, outcome = run_scenario(load("journal-lost"))
+    _, example = run_scenario(load("main"))
+    lost = [(e.tick, e.detail["store"], e.detail["records"]) for e in trace.events if e.kind is Kind.LOST]
+    assert lost == [(5, "journal", 2)]
+    assert (outcome.model_calls, example.model_calls) == (7, 6)
+    assert outcome.violations == () and outcome.finished
+
+
+def test_losing_the_acceptances_breaks_two_acceptances_with_every_protection_on() -> None:
+    scenario = load("acceptances-lost")
+    assert scenario.switches.protections_on() == ("fencing", "pins", "key", "rule")
+    trace, outcome = run_scenario(scenario)
+    assert outcome.violations == (("two-acceptances", 10),)
+    assert outcome.posts_applied == 2
+
+
+def test_explore_finds_the_unprotected_storage_loss_with_every_protection_on(tmp_path: object) -> None:
+    from pathlib import Path
+
+    from sim.explore import explore as run_search
+
+    out = Path(str(tmp_path))
+    result = run_search(Switches(), seed=1, examples=3000, bounds=ExploreBounds(faults="all"), out=out)
+    found = {f.invariant for f in result.findings}
+    assert "two-acceptances" in found
+    for path in out.glob("*.toml"):
+        replay, _ = run_scenario(load(str(path)))
+        assert any(e.kind is Kind.LOST for e in replay.events)

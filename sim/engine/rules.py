@@ -48,7 +48,7 @@ from sim.engine.state import (
     Status,
     find_candidate,
 )
-from sim.faults import Fault, Hold, Moment, PostPoint, Stall
+from sim.faults import Fault, Hold, Loss, Moment, PostPoint, Stall
 from sim.switches import Key, Rule
 from sim.trace import Event, Kind, revenue
 
@@ -208,12 +208,16 @@ def send(d: Draft, tick: int, w: Worker, digest: str, key: str | None) -> None:
 
 # -- a. the input (docs/model.md §5.1) --------------------------------------------------------
 def input_phase(state: State, tick: int, faults: Faults) -> Step:
-    """The input phase of `tick`: a scheduled change gives sections new content."""
+    """The input phase of `tick`: a scheduled change gives sections new content (or, beyond
+    the article's model, a store loses its records)."""
     fault = faults.consult(tick, Moment.INPUT, (tick,))
     if fault is None:
         return state, NO_EVENTS
-    sections: tuple[int, ...] = fault.directive()  # type: ignore[assignment]
+    directive = fault.directive()
     d = Draft(state, faults)
+    if isinstance(directive, Loss):
+        return lose(d, tick, directive.store)
+    sections: tuple[int, ...] = directive  # type: ignore[assignment]
     content = tuple(rev + 1 if i + 1 in sections else rev for i, rev in enumerate(d.content))
     d.versions = d.versions + (content,)
     d.version = len(d.versions) - 1
@@ -221,6 +225,20 @@ def input_phase(state: State, tick: int, faults: Faults) -> Step:
     d.log(tick, Kind.REPORT_CHANGED, None, {
         "version": d.version + 1, "sections": list(sections), "content": list(content),
     })  # fmt: skip
+    return d.done()
+
+
+def lose(d: Draft, tick: int, store: str) -> Step:
+    """A storage loss (beyond the article's model): the store's records are gone. The
+    controller's acceptances take its memory of when it last accepted with them; what the
+    attempts remember in their own state (a verdict they were given) stays."""
+    if store == "journal":
+        records, d.journal = len(d.journal), ()
+    elif store == "acceptances":
+        records, d.acceptances, d.last_acceptance = len(d.acceptances), (), None
+    else:
+        records, d.effects = len(d.effects), ()
+    d.log(tick, Kind.LOST, None, {"store": store, "records": records})
     return d.done()
 
 

@@ -11,6 +11,7 @@ from sim.faults.base import (
     Choices,
     Fault,
     Hold,
+    Loss,
     Moment,
     PostPoint,
     RunFacts,
@@ -26,6 +27,7 @@ from sim.faults.base import (
 from sim.faults.change import ReportChange
 from sim.faults.death import PosterDeath
 from sim.faults.duplicate import DuplicateDelivery
+from sim.faults.loss import StorageLoss
 from sim.faults.pause import PosterPause
 from sim.faults.silence import Silence
 
@@ -35,6 +37,7 @@ register(PosterDeath)
 register(DuplicateDelivery)
 # beyond the article's model (`Fault.article` False: drawn and enumerated with --faults all)
 register(PosterPause)
+register(StorageLoss)
 
 __all__ = [
     "FAULT_SETS",
@@ -44,6 +47,7 @@ __all__ = [
     "Bounds",
     "Fault",
     "Hold",
+    "Loss",
     "Moment",
     "PostPoint",
     "PosterDeath",
@@ -52,6 +56,7 @@ __all__ = [
     "RunFacts",
     "Silence",
     "Stall",
+    "StorageLoss",
     "by_key",
     "canonical",
     "check_order",

@@ -60,7 +60,8 @@ class Moment(Enum):
     runs them (docs/model.md §5), with what a matching fault's `where` names and what its
     `directive` tells the engine to do."""
 
-    #: the input phase of tick t; where (t,); directive: the sections that get new content
+    #: the input phase of tick t; where (t,); directive: the sections that get new content,
+    #: or a `Loss` (a store loses its records)
     INPUT = 0
     #: attempt #n begins what it does at tick t; where (n, t); directive: a `Stall`
     ACT = 1
@@ -85,6 +86,14 @@ class Stall:
     `wake` (None: it never resumes, a crash)."""
 
     wake: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class Loss:
+    """An INPUT directive: a store loses every record it holds ("journal", "acceptances" or
+    "effects"), at the start of the tick."""
+
+    store: str
 
 
 @dataclass(frozen=True, slots=True)
