@@ -258,6 +258,17 @@ class Died(Payload):
         return f"dies {self.point.replace('-', ' ')}"
 
 
+@dataclass(frozen=True, slots=True)
+class UnheardPayload(Payload):
+    until: int  # the tick from which the controller hears its heartbeats again
+
+    def narrate(self, who: str) -> str:
+        return f"{who}'s heartbeats stop reaching the controller until t{self.until} (it keeps working)"
+
+    def phrase(self, versions: Versions) -> str:
+        return f"goes unheard until t{self.until}"
+
+
 #: what a storage loss takes, in words, by store
 LOST_STORE = {
     "journal": "the journal's step records",
@@ -474,6 +485,7 @@ EVENT_KINDS: dict[Kind, EventKind] = {
         EventKind(Kind.DONE, (Done,), status="done"),
         EventKind(Kind.NEWSLETTER, (Newsletter,), subject="newsletter"),
         EventKind(Kind.LOST, (Lost,), subject="storage"),
+        EventKind(Kind.UNHEARD, (UnheardPayload,)),
     )
 }
 

@@ -36,6 +36,7 @@ class Kind(Enum):
     DONE = "done"
     NEWSLETTER = "newsletter"
     LOST = "lost"  # a storage loss (beyond the article's model: `sim.faults.loss`)
+    UNHEARD = "unheard"  # heartbeats delayed while working (beyond it: `sim.faults.delay`)
 
 
 class Event(NamedTuple):

@@ -140,3 +140,16 @@ def test_explore_finds_the_unprotected_storage_loss_with_every_protection_on(tmp
     for path in out.glob("*.toml"):
         replay, _ = run_scenario(load(str(path)))
         assert any(e.kind is Kind.LOST for e in replay.events)
+
+
+# -- case 4: clocks outside their bound (a live owner suspected) --------------------------------
+def test_a_falsely_suspected_owner_wastes_calls_with_fencing_and_writes_stale_without() -> None:
+    trace, outcome = run_scenario(load("false-suspicion"))
+    unheard = [(e.tick, e.attempt, e.detail["until"]) for e in trace.events if e.kind is Kind.UNHEARD]
+    assert unheard == [(2, 1, 6)]
+    unknown = [(e.tick, e.attempt) for e in trace.events if e.kind is Kind.UNKNOWN]
+    assert unknown == [(4, 1)]
+    assert outcome.model_calls_by_attempt == (4, 4) and outcome.violations == ()
+    _, unfenced = run_scenario(load("false-suspicion-unfenced"))
+    assert unfenced.broken == ("stale-write",)
+    assert unfenced.model_calls == 4

@@ -141,8 +141,11 @@ def attempt_form(a: AttemptState, t: int, limit: int, versions: tuple[tuple[int,
     if a.next_tick is None:
         return (status, a.crashed, silent, a.candidate, a.inherited is not None, accepted, a.ended is not None)
     held = None if a.held is None else (a.held[0], None if a.held[1] is None else a.held[1].content)
+    unheard = a.unheard
+    if unheard is not None:  # (how long unheard, capped; ticks until heard again), or gone
+        unheard = (min(t - unheard[0], limit), unheard[1] - t) if unheard[1] > t else None
     return (
         a.token, None if a.pin is None else versions[a.pin], a.inherited, status, a.next_tick - t,
         a.crashed, silent, tuple(None if p is None else p.content for p in a.results), a.unwritten,
-        a.step, a.phase, held, accepted, a.candidate, a.ended is not None,
+        a.step, a.phase, held, accepted, a.candidate, a.ended is not None, unheard,
     )  # fmt: skip

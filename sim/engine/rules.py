@@ -48,7 +48,7 @@ from sim.engine.state import (
     Status,
     find_candidate,
 )
-from sim.faults import Fault, Hold, Loss, Moment, PostPoint, Stall
+from sim.faults import Fault, Hold, Loss, Moment, PostPoint, Stall, Unheard
 from sim.switches import Key, Rule
 from sim.trace import Event, Kind, revenue
 
@@ -111,19 +111,19 @@ class Worker:
 
     __slots__ = (
         "n", "token", "pin", "inherited", "status", "next_tick", "crashed", "silent_since",
-        "results", "unwritten", "step", "phase", "held", "verdict", "candidate", "ended",
+        "results", "unwritten", "step", "phase", "held", "verdict", "candidate", "ended", "unheard",
     )  # fmt: skip
 
     def __init__(self, a: AttemptState) -> None:
         (self.n, self.token, self.pin, self.inherited, self.status, self.next_tick, self.crashed,
          self.silent_since, self.results, self.unwritten, self.step, self.phase, self.held,
-         self.verdict, self.candidate, self.ended) = a  # fmt: skip
+         self.verdict, self.candidate, self.ended, self.unheard) = a  # fmt: skip
 
     def freeze(self) -> AttemptState:
         return _new(AttemptState, (
             self.n, self.token, self.pin, self.inherited, self.status, self.next_tick, self.crashed,
             self.silent_since, self.results, self.unwritten, self.step, self.phase, self.held,
-            self.verdict, self.candidate, self.ended,
+            self.verdict, self.candidate, self.ended, self.unheard,
         ))  # fmt: skip
 
 
@@ -264,7 +264,13 @@ def program(d: Draft, w: Worker, t: int) -> int | None:
         if held is not None:
             return finish(d, w, t, held)
     fault = d.faults.consult(t, Moment.ACT, (w.n, t))
-    silence: Stall | None = None if fault is None else fault.directive()  # type: ignore[assignment]
+    directive = None if fault is None else fault.directive()
+    silence: Stall | None = None
+    if isinstance(directive, Unheard):  # it works on; the controller stops hearing it
+        w.unheard = (t, t + directive.ticks)
+        d.log(t, Kind.UNHEARD, w.n, {"until": t + directive.ticks})
+    else:
+        silence = directive  # type: ignore[assignment]
     if w.phase == STEPS:
         while w.step < len(w.results) and restore(d, w, t, w.step):
             w.step += 1
@@ -554,14 +560,14 @@ def suspect(state: State, t: int, faults: Faults) -> Step:
     work, a successor is admitted (inheriting an announcement it owed)."""
     limit = state.setup.heartbeat_limit
     for a in state.attempts:
-        if a.silent_since is not None and suspected(a, t, limit):
+        if (a.silent_since is not None or a.unheard is not None) and suspected(a, t, limit):
             break
     else:
         return state, NO_EVENTS
     d = Draft(state, faults)
     for i in range(len(state.attempts)):
         a = d.attempts[i]
-        since = a.silent_since
+        since = a.last_heard(t)
         if since is not None and suspected(a, t, limit):
             a = a._replace(status=Status.UNKNOWN)
             d.put(a)
@@ -572,7 +578,7 @@ def suspect(state: State, t: int, faults: Faults) -> Step:
 
 
 def suspected(a: AttemptState, t: int, limit: int) -> bool:
-    since = a.silent_since
+    since = a.last_heard(t)
     return a.status is Status.RUNNING and since is not None and t - since >= limit
 
 

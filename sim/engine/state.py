@@ -83,11 +83,25 @@ class AttemptState(NamedTuple):
     verdict: tuple[bool, int] | None  # (accepted, tick of the verdict)
     candidate: str | None  # the digest it produced or inherited, by id
     ended: int | None
+    #: (since, until): its heartbeats stop reaching the controller from `since` and are
+    #: heard again from `until`, while it keeps working (beyond the article's model:
+    #: `sim.faults.delay`); None: heard
+    unheard: tuple[int, int] | None = None
 
     @property
     def alive(self) -> bool:
         """Its program still runs (acting, waiting or paused)."""
         return self.next_tick is not None
+
+    def last_heard(self, t: int) -> int | None:
+        """The tick of its last heartbeat the controller heard, if it has missed any by t:
+        silent since then, or working with its heartbeats delayed."""
+        if self.silent_since is not None:
+            return self.silent_since
+        unheard = self.unheard
+        if unheard is not None and unheard[0] <= t < unheard[1]:
+            return unheard[0]
+        return None
 
 
 @dataclass(frozen=True, slots=True)

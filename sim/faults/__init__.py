@@ -16,6 +16,7 @@ from sim.faults.base import (
     PostPoint,
     RunFacts,
     Stall,
+    Unheard,
     by_key,
     canonical,
     check_order,
@@ -25,6 +26,7 @@ from sim.faults.base import (
     unregister,
 )
 from sim.faults.change import ReportChange
+from sim.faults.delay import HeartbeatDelay
 from sim.faults.death import PosterDeath
 from sim.faults.duplicate import DuplicateDelivery
 from sim.faults.loss import StorageLoss
@@ -38,6 +40,7 @@ register(DuplicateDelivery)
 # beyond the article's model (`Fault.article` False: drawn and enumerated with --faults all)
 register(PosterPause)
 register(StorageLoss)
+register(HeartbeatDelay)
 
 __all__ = [
     "FAULT_SETS",
@@ -46,6 +49,7 @@ __all__ = [
     "DuplicateDelivery",
     "Bounds",
     "Fault",
+    "HeartbeatDelay",
     "Hold",
     "Loss",
     "Moment",
@@ -57,6 +61,7 @@ __all__ = [
     "Silence",
     "Stall",
     "StorageLoss",
+    "Unheard",
     "by_key",
     "canonical",
     "check_order",

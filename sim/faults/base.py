@@ -63,7 +63,8 @@ class Moment(Enum):
     #: the input phase of tick t; where (t,); directive: the sections that get new content,
     #: or a `Loss` (a store loses its records)
     INPUT = 0
-    #: attempt #n begins what it does at tick t; where (n, t); directive: a `Stall`
+    #: attempt #n begins what it does at tick t; where (n, t); directive: a `Stall`, or an
+    #: `Unheard` (its heartbeats stop reaching the controller while it works on)
     ACT = 1
     #: the run's nth post action begins; where (nth,); directive: the `PostPoint` it dies at,
     #: or a `Hold` (it falls silent between its intent and its send)
@@ -86,6 +87,15 @@ class Stall:
     `wake` (None: it never resumes, a crash)."""
 
     wake: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class Unheard:
+    """An ACT directive: the attempt keeps working, but for `ticks` ticks from now its
+    heartbeats do not reach the controller (a slow heartbeat path, or a clock outside its
+    assumed bound)."""
+
+    ticks: int
 
 
 @dataclass(frozen=True, slots=True)
