@@ -318,3 +318,22 @@ def test_a_wake_after_the_horizon_is_a_bad_schedule() -> None:
 
     with pytest.raises(ScheduleError, match="wakes at t250, after the horizon t200"):
         Schedule(faults=(Silence(1, 6, 250),))
+
+
+def test_a_successor_does_not_resend_an_announcement_already_confirmed() -> None:
+    """Reconcile finishes an intent only while it is unconfirmed. With fencing off, the stale
+    #1 wakes at t10 and confirms its own post before its successor #2 acts in that tick:
+    #2 finds the record confirmed and is done without sending (before this correction it
+    resent, and with no key the feed applied the announcement twice)."""
+    from sim.faults import Silence
+    from sim.run import simulate
+    from sim.schedule import worked_example
+    from sim.switches import Switches
+    from sim.trace import Kind
+
+    switches = Switches().with_values({"change": "never", "post_death": "no", "fencing": "off", "key": "none"})
+    trace, outcome = simulate(switches, worked_example(switches).with_faults((Silence(1, 7, 10),)))
+    sends = [(e.tick, e.attempt) for e in trace.events if e.kind is Kind.SENT]
+    assert sends == [(10, 1)]
+    assert [(e.tick, e.attempt) for e in trace.events if e.kind is Kind.DONE] == [(10, 1), (10, 2)]
+    assert outcome.posts_applied == 1 and outcome.broken == ("stale-write",)

@@ -390,6 +390,13 @@ def post(d: Draft, w: Worker, t: int) -> int | None:
     """Record the intent, send with the key rule, record the feed's answer (one tick)."""
     digest = w.candidate
     assert digest is not None
+    if w.inherited is not None and effect_of(d.effects, digest) == "confirmed":
+        # reconcile finds the announcement confirmed (a stale poster finished it, fencing
+        # off): nothing is left to do, and nothing is sent (docs/model.md §5.4)
+        w.status = Status.DONE
+        w.ended = t
+        d.log(t, Kind.DONE, w.n, {"digest": digest})
+        return None
     d.posts += 1
     fault = d.faults.consult(t, Moment.POST, (d.posts,))
     directive = None if fault is None else fault.directive()
