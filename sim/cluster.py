@@ -59,7 +59,7 @@ def dask_executor(value: str) -> Iterator[tuple[Executor, int]]:
             if local_workers is not None:
                 cluster = LocalCluster(  # type: ignore[no-untyped-call]
                     n_workers=local_workers, threads_per_worker=1, processes=True, host="127.0.0.1",
-                    scheduler_port=0, dashboard_address=None,
+                    scheduler_port=0, dashboard_address=None, worker_dashboard_address=None,
                 )  # fmt: skip
                 client = Client(cluster)  # type: ignore[no-untyped-call]
             else:

@@ -80,7 +80,7 @@ def test_killing_a_dask_worker_mid_check_changes_nothing(no_leftovers: None) -> 
     expected = check(configs, bound, split=6)
     killed: list[int] = []
     cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-                           dashboard_address=None, scheduler_port=0)  # fmt: skip
+                           dashboard_address=None, worker_dashboard_address=None, scheduler_port=0)  # fmt: skip
     client = Client(cluster)
     try:
         pids: dict[str, Any] = client.run(os.getpid)
