@@ -66,6 +66,7 @@ LEGEND: dict[str, tuple[str, str, str, str]] = {
     "confirmed": ("Feed post", "✓", "confirmed", "confirmed"),
     "newsletter-waiting": ("Newsletter", "·", "waiting", "waiting for its gate"),
     "newsletter": ("Newsletter", "4.7", "started", "starts, quoting this figure (million)"),
+    "lost": ("Journal", "lost", "rejected", "records lost (a storage loss)"),
     "broke": ("Invariants", "!", "violation", "an invariant broke here"),
 }
 
@@ -511,6 +512,11 @@ class _Builder:
                     self.add("feed", t, Mark("✗P", "rejected", "feed-rejected"), i)
             elif e.kind is Kind.SENT:
                 self.note("feed", t, i)
+            elif e.kind is Kind.LOST:  # beyond the article's model: a store's records are gone
+                journal = [f"journal:{s}" for s in range(1, self.sections + 1)]
+                rows = {"acceptances": ["digest"], "effects": ["feed"]}.get(d["store"], journal)
+                for row in rows:
+                    self.add(row, t, Mark("lost", "rejected", "lost"), i)
 
     def newsletter(self) -> None:
         ready = self.trace.schedule.newsletter_ready
