@@ -33,7 +33,7 @@ node past the horizon runs straight to its end without merging (`Search.straight
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from hashlib import blake2b
 from typing import Any
@@ -47,9 +47,9 @@ from sim.faults import KINDS, Fault, Moment, check_order
 from sim.properties.base import Monitor, Property
 from sim.schedule import Schedule
 from sim.switches import Switches
-from sim.trace import Event, Kind
+from sim.trace import Event
 
-#: the properties the search judges, in `sim check`'s column order
+#: faults in `sim check`'s canonical order, as comparable keys (the least path is the least of these)
 Keys = tuple[tuple[Any, ...], ...]
 #: a property's shortest counterexample so far: ((faults, tick, keys), the faults in order)
 Example = tuple[tuple[int, int, Keys], tuple[Fault, ...]]
@@ -331,23 +331,12 @@ class Search:
             found.violations[prop.name] = found.violations.get(prop.name, 0) + count
 
     # -- the whole search ---------------------------------------------------------------
-    def run(self, frontier: dict[NodeKey, Node], t: int, progress: Callable[[int, int], None] | None = None) -> Found:
-        """Search from the given level until no node is left."""
+    def run(self, frontier: dict[NodeKey, Node], t: int) -> Found:
+        """Search from the given level (its nodes, at tick t) until no node is left."""
         while frontier:
             frontier = self.level(frontier, t)
             t += 1
-            if progress is not None:
-                progress(self.found.nodes, self.found.transitions)
         return self.found
 
 
-def search(space: Space, progress: Callable[[int, int], None] | None = None) -> Found:
-    """Search the whole space from its root."""
-    start = root(space)
-    found = Search(space).run({node_key(start): start}, 0, progress)
-    for name in space.judged:
-        found.violations.setdefault(name, 0)
-    return found
-
-
-__all__ = ["Chooser", "Found", "Node", "Search", "Space", "fingerprint", "keys", "node_key", "root", "search"]
+__all__ = ["Chooser", "Found", "Node", "Search", "Space", "fingerprint", "keys", "node_key", "root"]
