@@ -169,9 +169,12 @@ def test_ctrl_c_while_shrinking_writes_the_best_so_far(tmp_path: Path, monkeypat
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 def test_sigint_to_the_cli_exits_130_and_keeps_the_files(tmp_path: Path) -> None:
     exe = Path(sys.executable).with_name("sim")
+    # SIGINT back to its default in the child: a test run started in the background by a
+    # shell inherits SIGINT ignored, and Python then leaves it ignored (no KeyboardInterrupt)
     proc = subprocess.Popen(
         [str(exe), "explore", "--set", "key=none", "--seed", "1", "--examples", "100000000", "--out", str(tmp_path)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )  # fmt: skip
     deadline = time.monotonic() + 60
     while not any(tmp_path.glob("*.toml")) and time.monotonic() < deadline:
