@@ -281,9 +281,6 @@ def check(configs: Sequence[Config], bound: CheckBound, executor: Executor | Non
             done += 1
         if progress is not None:
             progress(done, total, sum(f.nodes for f in found))
-    for f in found:
-        for prop in JUDGED:
-            f.violations.setdefault(prop.name, 0)
     return [result_of(config, f) for config, f in zip(configs, found)]
 
 

@@ -58,7 +58,7 @@ from sim.check import (
 from sim.engine import run_world
 from sim.engine.world import Consult, Position, World
 from sim.events import PLANNED
-from sim.faults import KINDS, Fault, Moment
+from sim.faults import Fault, Moment
 from sim.search import Keys, keys
 from sim.switches import Switches
 from sim.trace import Event, Kind, Trace
@@ -68,7 +68,7 @@ Code = tuple[Fault, ...]  # a schedule: its faults, in the order they are consul
 
 # -- one run -----------------------------------------------------------------------------------
 def children(code: Code, consults: Sequence[Consult], fired: dict[Fault, Position], horizon: int,
-             kinds: Sequence[type[Fault]] = tuple(KINDS)) -> list[Code]:  # fmt: skip
+             kinds: Sequence[type[Fault]]) -> list[Code]:  # fmt: skip
     """The schedules one fault larger whose new fault is consulted after all of `code`'s.
 
     The moments are ordered by (tick, seq): the input phase of tick t is (t, 0), the run's

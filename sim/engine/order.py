@@ -24,6 +24,11 @@ CONTROLLER = 1 << 40
 #: the controller's steps within phase 3, by the names of their step functions in `sim.engine.rules`.
 CONTROLLER_STEPS = ("assess", "gate", "suspect", "rebuild")
 
+#: the three phases of a tick, in the order the priorities above give them, by the names of
+#: their step functions in `sim.engine.rules` (what `rules.run_tick` steps without SimPy).
+PHASES = ("input_phase", "workers_phase", "controller")
+assert INPUT < WORKERS < CONTROLLER
+
 
 def worker_priority(attempt: int) -> int:
     """Attempts act in attempt order: #1 before #2 before #3 ..."""

@@ -661,22 +661,32 @@ def quiescent(state: State, t: int) -> bool:
     return not rebuild_due(state, t + 1)
 
 
-def run_tick(state: State, t: int, faults: Faults) -> tuple[State, list[Event]]:
-    """The whole of tick t, stepped directly rather than by SimPy (`sim check`'s search):
-    the input phase, then each attempt due at t in attempt order, then the controller's
-    phase, the order `sim.engine.order` gives SimPy. The input phase consults the faults at
-    every tick. An attempt the controller admits at t acts from t + 1."""
+def workers_phase(state: State, t: int, faults: Faults) -> Step:
+    """§5.2: each attempt due at t does its step, in `order.worker_priority` order (an
+    attempt the controller admits at t acts from t + 1)."""
+    due = [a.n for a in state.attempts if a.next_tick == t]
+    if not due:
+        return state, NO_EVENTS
     events: list[Event] = []
-    state, e = input_phase(state, t, faults)
-    events += e
-    for n in range(1, len(state.attempts) + 1):
-        if state.attempts[n - 1].next_tick == t:
-            state, e = act(state, n, t, faults)
-            events += e
-    state, e = controller(state, t, faults)
-    events += e
+    for n in sorted(due, key=order.worker_priority):
+        state, e = act(state, n, t, faults)
+        events += e
     return state, events
 
+
+def run_tick(state: State, t: int, faults: Faults) -> tuple[State, list[Event]]:
+    """The whole of tick t, stepped directly rather than by SimPy (`sim check`'s search):
+    its phases in `order.PHASES` order, the order SimPy's priorities give them. The input
+    phase consults the faults at every tick."""
+    events: list[Event] = []
+    for phase in TICK_PHASES:
+        state, e = phase(state, t, faults)
+        events += e
+    return state, events
+
+
+#: the phases of a tick, in the order `sim.engine.order` gives
+TICK_PHASES: tuple[Callable[[State, int, Faults], Step], ...] = tuple(globals()[name] for name in order.PHASES)
 
 #: the controller's steps, in the order `sim.engine.order` gives
 CONTROLLER_STEPS: tuple[Callable[[State, int, Faults], Step], ...] = tuple(

@@ -143,7 +143,6 @@ class ReportChange(Fault):
     @classmethod
     def offers(cls, code: Sequence[Fault], tick: int, where: tuple[int, ...], horizon: int,
                schedule: Setting) -> list[Fault]:  # fmt: skip
-        (tick,) = where
         sets = section_sets(schedule.sections)
         key = (tick, sets)
         offered = _OFFERED.get(key)
