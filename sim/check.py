@@ -52,9 +52,8 @@ MAX_SPLIT = 4096
 #: how a counterexample file's description starts (what tells `sim check`'s files from others)
 COUNTEREXAMPLE_MARK = "sim check counterexample:"
 
-#: the properties `sim check` judges: the invariants, and that every recorded intent is
-#: confirmed by the end of the run (`finished` is the outcome's, and is not judged here)
-JUDGED = (*properties.SAFETY, properties.EFFECTS_CONFIRMED)
+#: the properties `sim check --faults article` judges (`CheckBound.judged`)
+JUDGED = properties.judged(beyond=False)
 
 #: the setting's constants are the worked example's (Schedule's defaults).
 SETTING = Schedule()
@@ -86,6 +85,11 @@ class CheckBound:
     @property
     def kinds(self) -> tuple[type[Fault], ...]:
         return selected(self.faults)
+
+    @property
+    def judged(self) -> tuple[properties.Property, ...]:
+        """The properties judged: with `--faults all` also those beyond the article's model."""
+        return properties.judged(beyond=self.faults == "all")
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -155,7 +159,8 @@ class Result:
     config: Config
     #: schedules in the bound (paths of the search)
     schedules: int
-    #: invariant name -> schedules that broke it, for every judged property (in JUDGED order)
+    #: invariant name -> schedules that broke it, for every judged property (in the bound's
+    #: `judged` order)
     violations: dict[str, int]
     #: invariant name -> its shortest counterexample, for the broken ones
     counterexamples: dict[str, Counterexample]
@@ -187,11 +192,11 @@ class Result:
         return properties.verdict(self.broken)
 
 
-def result_of(config: Config, found: Found) -> Result:
+def result_of(config: Config, found: Found, judged: tuple[str, ...]) -> Result:
     return Result(
         config=config,
         schedules=found.schedules,
-        violations={p.name: found.violations.get(p.name, 0) for p in JUDGED},
+        violations={name: found.violations.get(name, 0) for name in judged},
         counterexamples={
             name: Counterexample(name, schedule_of(path).faults, key[1])
             for name, (key, path) in sorted(found.shortest.items())
@@ -221,7 +226,7 @@ def run_unit(unit: Unit) -> Found:
 
 
 def space_of(config: Config, bound: CheckBound) -> Space:
-    return Space(config.switches, bound.max_faults, bound.horizon, SETTING, tuple(p.name for p in JUDGED),
+    return Space(config.switches, bound.max_faults, bound.horizon, SETTING, tuple(p.name for p in bound.judged),
                  tuple(kind.key for kind in bound.kinds))
 
 
@@ -281,7 +286,8 @@ def check(configs: Sequence[Config], bound: CheckBound, executor: Executor | Non
             done += 1
         if progress is not None:
             progress(done, total, sum(f.nodes for f in found))
-    return [result_of(config, f) for config, f in zip(configs, found)]
+    judged = tuple(p.name for p in bound.judged)
+    return [result_of(config, f, judged) for config, f in zip(configs, found)]
 
 
 # -- the configurations `--protections` names ----------------------------------------------------

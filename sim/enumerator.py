@@ -47,7 +47,6 @@ from hashlib import blake2b
 
 from sim import properties
 from sim.check import (
-    JUDGED,
     SETTING,
     CheckBound,
     Config,
@@ -154,7 +153,7 @@ def run_job(job: Job) -> JobResult:
         result.ticks += trace.last_tick + 1
         if trace.horizon_reached:
             result.horizon_reached += 1
-        for name, tick in properties.violations(trace, JUDGED):
+        for name, tick in properties.violations(trace, job.bound.judged):
             violations[name] = violations.get(name, 0) + 1
             key = (len(code), tick, keys(code))
             if name not in shortest or key < shortest[name][0]:
@@ -236,12 +235,12 @@ class _Tally:
             if name not in self.shortest or key < self.shortest[name][0]:
                 self.shortest[name] = (key, code)
 
-    def result(self, config: Config) -> Enumerated:
+    def result(self, config: Config, bound: CheckBound) -> Enumerated:
         return Enumerated(
             config=config,
             schedules=self.schedules,
             distinct_traces=len(self.prints),
-            violations={p.name: self.violations.get(p.name, 0) for p in JUDGED},
+            violations={p.name: self.violations.get(p.name, 0) for p in bound.judged},
             counterexamples={
                 name: Counterexample(name, schedule_of(code).faults, key[1])
                 for name, (key, code) in sorted(self.shortest.items())
@@ -300,7 +299,7 @@ def enumerate_all(configs: Sequence[Config], bound: CheckBound, executor: Execut
             progress(done_so_far, estimate.total(done_so_far))
     if progress is not None:
         progress(done_so_far, done_so_far)
-    return [tally.result(config) for tally, config in zip(tallies, configs)]
+    return [tally.result(config, bound) for tally, config in zip(tallies, configs)]
 
 
 class _Estimate:

@@ -3,7 +3,8 @@
 A scenario is TOML:
 
     description = "one paragraph"
-    [switches]            # any of the nine switches; unnamed ones take the worked example's value
+    [switches]            # any of the nine switches or the knobs (sim.knobs); unnamed ones
+                          # take the worked example's value
     [schedule]            # optional: overrides of the schedule the switches build
     [expect]              # optional: outcome fields `sim trace --check` compares
                           # (TOML has no null: write the string "null")
@@ -27,6 +28,7 @@ from typing import Any
 
 from sim.errors import ScenarioError, ScheduleError, SimError
 from sim.faults import KINDS, by_key
+from sim.knobs import KNOBS
 from sim.limits import (
     MAX_DEPTH,
     MAX_FILE_BYTES,
@@ -169,15 +171,15 @@ def parse(text: str, source: str, name: str) -> Scenario:
     if not isinstance(description, str) or len(description) > MAX_TEXT:
         raise ScenarioError(f"{source}: description: expected a string of at most {MAX_TEXT:,} characters, got {quote(description)}")
     raw_switches = _table(data, "switches", source)
-    values: dict[str, Any] = {}
     for key, value in raw_switches.items():
-        if key not in SWITCHES:
-            raise ScenarioError(f"{source}: switches.{key}: unknown switch; switches are: {', '.join(SWITCHES)}")
+        if key not in SWITCHES and key not in KNOBS:
+            knobs = f"; knobs: {', '.join(KNOBS)}" if KNOBS else ""
+            raise ScenarioError(f"{source}: switches.{key}: unknown switch; switches are: {', '.join(SWITCHES)}{knobs}")
         try:
-            values[key] = parse_value(key, value, f"{source}: switches.{key}")
+            parse_value(key, value, f"{source}: switches.{key}")
         except SimError as exc:
             raise ScenarioError(str(exc)) from None
-    switches = Switches(**values)
+    switches = Switches().with_values(raw_switches)
     overrides = _table(data, "schedule", source)
     build_schedule(switches, overrides, source)  # validate now, with the file's name
     expect = _table(data, "expect", source)

@@ -40,7 +40,8 @@ from typing import Any
 
 from sim.engine import run as run_engine
 from sim.outcome import Outcome, outcome, what_happened
-from sim.properties import NAMES, SAFETY
+from sim.properties import ARTICLE_NAMES as NAMES
+from sim.properties import ARTICLE_SAFETY as SAFETY
 from sim.schedule import worked_example
 from sim.switches import (
     COMBINATIONS,

@@ -15,6 +15,7 @@ from enum import Enum
 from typing import Any, Iterator
 
 from sim.errors import SwitchError
+from sim.knobs import KNOBS, Knobs
 from sim.limits import quote
 
 
@@ -116,14 +117,33 @@ class Switches:
     post_death: PostDeath = PostDeath.YES
     key: Key = Key.PER_OPERATION
     gate: Gate = Gate.FAIL_OPEN
+    #: the knobs beyond the article's model set away from their defaults (`sim.knobs`)
+    knobs: Knobs = Knobs()
 
     def as_dict(self) -> dict[str, str]:
-        """Switch name -> value spelling, in the order of docs/model.md §8."""
-        return {name: getattr(self, name).value for name in SWITCHES}
+        """Switch name -> value spelling, in the order of docs/model.md §8, then each knob
+        set away from its default (none in the article's runs)."""
+        out = {name: getattr(self, name).value for name in SWITCHES}
+        out.update(self.knobs.as_dict())
+        return out
 
-    def with_values(self, values: dict[str, str], source: str = "--set") -> Switches:
-        """A copy with some switches set from their spellings; unknown names or values raise."""
-        changes: dict[str, Any] = {name: parse_value(name, value, source) for name, value in values.items()}
+    def knob(self, name: str) -> str:
+        """A knob's value (its default unless set)."""
+        return self.knobs.get(name)
+
+    def with_values(self, values: dict[str, Any], source: str = "--set") -> Switches:
+        """A copy with some switches or knobs set from their spellings; unknown names or
+        values raise."""
+        changes: dict[str, Any] = {}
+        knobs: dict[str, str] = {}
+        for name, value in values.items():
+            parsed = parse_value(name, value, source)
+            if name in KNOBS:
+                knobs[name] = parsed
+            else:
+                changes[name] = parsed
+        if knobs:
+            changes["knobs"] = self.knobs.with_values(knobs)
         return dataclasses.replace(self, **changes)
 
     def protections_on(self) -> tuple[str, ...]:
@@ -133,9 +153,8 @@ class Switches:
         """`name=value` pairs for every switch that differs from the worked example."""
         default = Switches()
         return " ".join(
-            f"{name}={getattr(self, name).value}"
-            for name in SWITCHES
-            if getattr(self, name) is not getattr(default, name)
+            [f"{name}={getattr(self, name).value}" for name in SWITCHES if getattr(self, name) is not getattr(default, name)]
+            + [f"{name}={value}" for name, value in self.knobs.pairs]
         )
 
     def set_args(self) -> str:
@@ -143,11 +162,18 @@ class Switches:
         return " ".join(f"--set {pair}" for pair in self.label().split())
 
 
-def parse_value(name: str, value: object, source: str) -> Enum:
-    """The Enum member named by `value` for switch `name`, or a SwitchError naming both."""
+def parse_value(name: str, value: object, source: str) -> Any:
+    """The Enum member named by `value` for switch `name` (for a knob, its spelling), or a
+    SwitchError naming both."""
+    knob = KNOBS.get(name)
+    if knob is not None:
+        return knob.parse(value, source)
     enum = SWITCHES.get(name)
     if enum is None:
-        raise SwitchError(f"{source}: unknown switch {quote(name)}; switches are: {', '.join(SWITCHES)}")
+        raise SwitchError(
+            f"{source}: unknown switch {quote(name)}; switches are: {', '.join(SWITCHES)}"
+            + (f"; knobs: {', '.join(KNOBS)}" if KNOBS else "")
+        )
     for member in enum:
         if member.value == value:
             return member

@@ -145,7 +145,7 @@ def _document(bound: checker.CheckBound, results: list[checker.Result],
 
 def _render(bound: checker.CheckBound, results: list[checker.Result], files: dict[tuple[str, str, str], Path],
             seconds: float, workers: int) -> None:  # fmt: skip
-    names = [p.name for p in checker.JUDGED]
+    names = [p.name for p in bound.judged]
     headers = ["protections", "checkpoints", "schedules", "nodes", *names, "verdict"]
     rows = [
         [

@@ -47,11 +47,21 @@ BY_NAME: dict[str, Property] = {p.name: p for p in PROPERTIES}
 SAFETY: tuple[Property, ...] = tuple(p for p in PROPERTIES if p.safety)
 #: the progress properties, by name
 PROGRESS: tuple[Property, ...] = tuple(p for p in PROPERTIES if not p.safety)
-#: the invariants' names, sorted: the outcome's, the sweep's and `sim check`'s columns
+#: the invariants' names, sorted: the outcome's violations name these
 NAMES: tuple[str, ...] = tuple(p.name for p in SAFETY)
+#: the article's own invariants (the sweep's and `sim check --faults article`'s columns)
+ARTICLE_SAFETY: tuple[Property, ...] = tuple(p for p in SAFETY if p.article)
+ARTICLE_NAMES: tuple[str, ...] = tuple(p.name for p in ARTICLE_SAFETY)
 
 FINISHED = finished.PROPERTY
 EFFECTS_CONFIRMED = effects_confirmed.PROPERTY
+
+
+def judged(beyond: bool) -> tuple[Property, ...]:
+    """What `sim check` judges: the invariants (the article's own, or with `beyond` every
+    one, docs/outside.md), and that every recorded intent is confirmed by the end of the run
+    (`finished` is the outcome's, and is not judged there)."""
+    return (*(SAFETY if beyond else ARTICLE_SAFETY), EFFECTS_CONFIRMED)
 
 
 def violations(trace: Trace, props: tuple[Property, ...] = SAFETY) -> list[tuple[str, int]]:
@@ -117,8 +127,8 @@ def guarded(switches: Switches, name: str) -> bool:
 
 
 __all__ = [
-    "ALL_HOLD", "ALWAYS", "BROKEN", "BY_NAME", "EFFECTS_CONFIRMED", "EVENTUALLY", "FINISHED", "GUARDS",
+    "ALL_HOLD", "ALWAYS", "ARTICLE_NAMES", "ARTICLE_SAFETY", "BROKEN", "BY_NAME", "EFFECTS_CONFIRMED", "EVENTUALLY", "FINISHED", "GUARDS",
     "HOLDS", "HOLDS_WITHIN_BOUND", "NAMES", "PROGRESS", "PROPERTIES", "SAFETY", "Failure", "Guard",
-    "Hazard", "Property", "Seen", "Temporal", "at_risk", "breaking_events", "guarded", "unguarded_by",
+    "Hazard", "Property", "Seen", "Temporal", "at_risk", "breaking_events", "guarded", "judged", "unguarded_by",
     "verdict", "violations",
 ]  # fmt: skip

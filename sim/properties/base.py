@@ -267,6 +267,10 @@ class Property:
     unless: tuple[Failure, ...] = ()
     #: what puts it at risk (None: not followed by `at_risk`)
     hazard: Hazard | None = None
+    #: one of the article's own properties; a property beyond its model (docs/outside.md)
+    #: can only break under a fault kind or knob beyond it, is judged by `sim trace` and
+    #: `sim explore`, by `sim check --faults all`, and is not a column of the sweep
+    article: bool = True
 
     def __post_init__(self) -> None:
         if self.breaks is None:
