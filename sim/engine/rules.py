@@ -150,9 +150,15 @@ def put_pair(pairs: tuple[tuple[Any, Any], ...], key: Any, value: Any) -> tuple[
     return pairs + ((key, value),)
 
 
+def fenced_out(d: Draft, w: Worker) -> bool:
+    """The token check every protected store makes: with fencing on, a token older than the
+    epoch is refused."""
+    return d.setup.fencing and w.token < d.epoch
+
+
 def guard(d: Draft, tick: int, w: Worker, store: str, detail: dict[str, Any]) -> bool:
-    """The token check every protected store makes, atomically with the write."""
-    applied = not (d.setup.fencing and w.token < d.epoch)
+    """The token check, made atomically with the write (the write is logged either way)."""
+    applied = not fenced_out(d, w)
     d.log(tick, Kind.WRITE, w.n, {
         "store": store, "token": w.token, "epoch": d.epoch, "applied": applied, **detail,
     })  # fmt: skip
@@ -397,19 +403,24 @@ def post(d: Draft, w: Worker, t: int) -> int | None:
         w.ended = t
         d.log(t, Kind.DONE, w.n, {"digest": digest})
         return None
+    # Every poster records its intent first, so a stale token is fenced before the send;
+    # only a successor finishing an inherited announcement resends under the intent its
+    # predecessor already recorded (docs/model.md §5.4: "reconcile first").
+    records_intent = w.inherited is None or effect_of(d.effects, digest) is None
+    if records_intent and fenced_out(d, w):
+        # its intent will be refused: it never reaches any point of a post, so it is not
+        # one of the run's post actions and no post fault is consulted for it
+        write_effect(d, t, w, digest, "intent")
+        fence(d, w, t)
+        return None
     d.posts += 1
     fault = d.faults.consult(t, Moment.POST, (d.posts,))
     directive = None if fault is None else fault.directive()
     death = directive if isinstance(directive, PostPoint) else None
     if death is PostPoint.BEFORE_INTENT:
         return die(d, w, t, death)
-    # Every poster records its intent first, so a stale token is fenced before the send;
-    # only a successor finishing an inherited announcement resends under the intent its
-    # predecessor already recorded (docs/model.md §5.4: "reconcile first").
-    if w.inherited is None or effect_of(d.effects, digest) is None:
-        if not write_effect(d, t, w, digest, "intent"):
-            fence(d, w, t)
-            return None
+    if records_intent:
+        write_effect(d, t, w, digest, "intent")  # not refused: checked above
     if death is PostPoint.AFTER_INTENT:
         return die(d, w, t, death)
     if isinstance(directive, Hold):  # paused inside the effect: it sends when it wakes

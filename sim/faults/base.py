@@ -66,7 +66,8 @@ class Moment(Enum):
     #: attempt #n begins what it does at tick t; where (n, t); directive: a `Stall`, or an
     #: `Unheard` (its heartbeats stop reaching the controller while it works on)
     ACT = 1
-    #: the run's nth post action begins; where (nth,); directive: the `PostPoint` it dies at,
+    #: the run's nth post action begins (a poster fenced at its intent is not one); where
+    #: (nth,); directive: the `PostPoint` it dies at,
     #: or a `Hold` (it falls silent between its intent and its send)
     POST = 2
     #: the run's nth send begins; where (nth,); directive: how many copies reach the feed

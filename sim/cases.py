@@ -1,0 +1,63 @@
+"""The ten failures the article leaves outside its model (docs/outside.md), as data.
+
+One entry per case, in the article's order: what `sim` runs it with (the fault kinds and
+knobs), the named scenarios that show it, what breaks, what protects, and what nothing in
+the model protects. The explainer page's section "Beyond the article's model" is drawn from
+this list (each scenario's swimlane by the same renderer as the sweep's runs), and a test
+keeps it in step with the scenarios folder and the README.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Case:
+    number: int
+    title: str
+    #: the fault kinds (schedule keys) and knobs that run it
+    runs_with: tuple[str, ...]
+    #: named scenarios, the failure first
+    scenarios: tuple[str, ...]
+    breaks: str
+    protects: str
+    #: what nothing in the model protects ("" when the model's protections cover it)
+    unprotected: str = ""
+
+
+CASES: tuple[Case, ...] = (
+    Case(
+        1, "A worker paused inside the effect", ("poster_pauses",),
+        ("paused-inside-effect", "paused-inside-effect-keyed"),
+        "duplicate-effect with a per-attempt key or none, with fencing on or off: the feed "
+        "checks keys, never tokens, so the late send lands",
+        "the per-operation key (the feed answers the late send with the first post)",
+    ),
+    Case(
+        4, "Clocks outside their assumed bound", ("heartbeat_delays",),
+        ("false-suspicion", "false-suspicion-unfenced"),
+        "with fencing on nothing breaks but model calls are wasted; with fencing off the "
+        "suspected owner's stale writes land (stale-write)",
+        "fencing (it turns a false suspicion into wasted work)",
+        "the false suspicion itself",
+    ),
+    Case(
+        7, "Journal and effect are never one transaction", ("poster_deaths",),
+        ("main", "duplicate-effect"),
+        "a poster can die before its intent, after it, or after its send; after the send "
+        "the answer is lost, and a resend without a recognisable key posts twice",
+        "the successor's reconcile and the per-operation key",
+        "the gap itself: no write of a post is atomic with the feed",
+    ),
+    Case(
+        10, "Losing the journal", ("storage_losses",),
+        ("acceptances-lost", "journal-lost"),
+        "losing the acceptances: two-acceptances and a second post with all four "
+        "protections on; losing the journal: redone model calls only",
+        "nothing for the acceptances; the journal's loss costs work, not correctness",
+        "durable records: a lost record is not detected",
+    ),
+)
+
+BY_NUMBER: dict[int, Case] = {case.number: case for case in CASES}
