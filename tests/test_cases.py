@@ -17,8 +17,8 @@ ROOT = Path(__file__).resolve().parent.parent
 def readme_section() -> str:
     text = (ROOT / "README.md").read_text(encoding="utf-8")
     start = text.index("## Beyond the article's model")
-    end = text.index("\n## ", start + 1)
-    return text[start:end]
+    end = text.find("\n## ", start + 1)
+    return text[start:] if end < 0 else text[start:end]
 
 
 def test_each_case_is_listed_once_in_number_order() -> None:
