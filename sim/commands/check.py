@@ -15,12 +15,12 @@ import click
 from tabulate import tabulate  # type: ignore[import-untyped]
 
 from sim import check as checker
-from sim.commands.common import emit_json, folder_value, set_option
+from sim.commands.common import emit_json, folder_value, profile_option, set_option, switch_values
 from sim.faults import FAULT_SETS
 from sim.files import prepare_folder, replace_folder
 from sim.limits import MAX_CHECK_FAULTS
 from sim.properties import verdict
-from sim.switches import FAULT_SWITCHES, Checkpoints, parse_assignments
+from sim.switches import FAULT_SWITCHES, Checkpoints
 from sim.workers import MAX_WORKERS, cpus, pool
 
 DEFAULT_OUT = Path("reports/counterexamples/check")
@@ -36,9 +36,11 @@ DEFAULT_OUT = Path("reports/counterexamples/check")
               help="Which fault kinds are enumerated: the article's own, or all (with the failures outside its "
               "model, docs/outside.md).")  # fmt: skip
 @set_option
+@profile_option
 @click.option("--protections", "-p", default="all", show_default=True, metavar="all|each|SET",
               help="all: all protections on; each: all-on and each single weakening (the sweep's six); "
-              "SET: a comma list such as all-on,fencing=off,key=none+rule=any-accepted.")  # fmt: skip
+              "SET: a comma list such as all-on,fencing=off,key=none+rule=any-accepted. With --profile, "
+              "all is the engine alone and each adds each protection the application must add.")  # fmt: skip
 @click.option("--workers", "-j", type=click.IntRange(1, MAX_WORKERS), default=None,
               help=f"Worker processes (default: the CPUs this process may use; at most {MAX_WORKERS}, "
               "4 x the CPU count). Results do not depend on it.")  # fmt: skip
@@ -53,8 +55,8 @@ DEFAULT_OUT = Path("reports/counterexamples/check")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), callback=folder_value, default=DEFAULT_OUT,
               show_default=True, help="Where the counterexample scenario files (and check.json) go; "
               "the old set there is replaced as a whole.")  # fmt: skip
-def check(max_faults: int, horizon: int, faults: str, sets: tuple[str, ...], protections: str, workers: int | None,
-          split: int, scheduler: str | None, as_json: bool, out: Path) -> int:  # fmt: skip
+def check(max_faults: int, horizon: int, faults: str, sets: tuple[str, ...], profile: str | None, protections: str,
+          workers: int | None, split: int, scheduler: str | None, as_json: bool, out: Path) -> int:  # fmt: skip
     """Check every invariant on every fault schedule within a bound.
 
     The enumerated faults replace the worked example's fixed ones (attempt #1 silent at t3,
@@ -63,8 +65,12 @@ def check(max_faults: int, horizon: int, faults: str, sets: tuple[str, ...], pro
     switches; unless it sets `checkpoints`, both per-step and end-only are checked.
     """
     bound = checker.CheckBound(max_faults=max_faults, horizon=horizon, faults=faults)
-    values = parse_assignments(sets)
+    values = switch_values(sets, profile)
     base = checker.base_switches(values)
+    if profile is not None and protections == "each":  # the engine alone, then each addition
+        from sim.profiles import get
+
+        protections = ",".join(["all-on", *(c.setting for c in get(profile).missing())])
     modes = [base.checkpoints] if "checkpoints" in values else list(Checkpoints)
     configs = checker.configurations(base, protections, modes)
     workers = workers or min(cpus(), MAX_WORKERS)

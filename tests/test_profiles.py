@@ -1,0 +1,104 @@
+"""Engine profiles (sim/profiles.py): data that names real settings with a source for each
+claim, `sim profiles`, `--profile` on the commands, and `sim sweep --profile`."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from sim.cli import main
+from sim.profile_sweep import EVENTS, profile_rows
+from sim.profiles import PROFILES, get
+from sim.properties import ARTICLE_NAMES
+from sim.run import simulate
+from sim.schedule import worked_example
+from sim.switches import PROTECTIONS
+
+
+def run_cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.mark.parametrize("profile", PROFILES, ids=lambda p: p.name)
+def test_each_profile_has_a_source_for_each_claim_and_adds_what_the_engine_lacks(profile) -> None:  # type: ignore[no-untyped-def]
+    for claim in (*profile.engine, *profile.application):
+        assert claim.why and claim.source, claim
+    switches = profile.switches()
+    lacking = {name for name, on in PROTECTIONS.items() if getattr(switches, name) is not on}
+    assert {c.name for c in profile.missing()} == lacking
+    # with every addition the run has all four protections on
+    added = profile.switches({c.name: c.value for c in profile.missing()})
+    assert added.protections_on() == tuple(PROTECTIONS)
+    assert profile.runnable or "documentation only" in profile.note
+
+
+def test_profiles_lists_every_profile_and_json_has_the_sources(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_cli(capsys, "profiles")
+    assert code == 0 and all(p.name in out for p in PROFILES)
+    code, out, _ = run_cli(capsys, "profiles", "dbos", "--json")
+    (doc,) = json.loads(out)
+    assert doc["name"] == "dbos" and {c["setting"] for c in doc["application"]} == {
+        "pins=on", "key=per-operation", "rule=current-accepted"}  # fmt: skip
+    assert all(c["source"] for c in doc["engine"])
+
+
+def test_an_unknown_profile_is_one_line_exit_2_with_a_hint(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run_cli(capsys, "trace", "main", "--profile", "tempral")
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert "did you mean 'temporal'" in err
+
+
+def test_trace_with_a_profile_runs_the_engines_settings_and_set_overrides_it(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_cli(capsys, "trace", "main", "--profile", "langgraph-sync", "--json")
+    assert code == 0
+    doc = json.loads(out)
+    assert {k: doc["switches"][k] for k in ("fencing", "pins", "key", "rule")} == {
+        "fencing": "off", "pins": "off", "key": "none", "rule": "latest-finished"}  # fmt: skip
+    code, out, _ = run_cli(capsys, "trace", "main", "--profile", "langgraph-sync", "--set", "key=per-operation", "--json")
+    assert json.loads(out)["switches"]["key"] == "per-operation"
+
+
+def test_sweep_by_profile_counts_each_event_combination_as_the_runs_do() -> None:
+    profile = get("temporal")
+    rows = profile_rows(profile)
+    assert [r.label for r in rows] == ["engine alone", *(f"+ {c.setting}" for c in profile.missing()), "+ all of them"]
+    alone = rows[0]
+    expected = dict.fromkeys(ARTICLE_NAMES, 0)
+    for events in EVENTS:
+        switches = profile.switches(events)
+        _, result = simulate(switches, worked_example(switches))
+        for name in result.broken:
+            expected[name] += 1
+    assert alone.broken == expected
+    # all additions on: all four protections, which keep every invariant in every combination
+    assert rows[-1].broken == dict.fromkeys(ARTICLE_NAMES, 0) and rows[-1].unfinished == 0
+    # the engine alone keeps stale-write (its own fencing) and loses duplicate-effect (no key)
+    assert "stale-write" in alone.keeps and "duplicate-effect" not in alone.keeps
+    assert "duplicate-effect" in rows[[r.label for r in rows].index("+ key=per-operation")].keeps
+
+
+def test_sweep_by_profile_prints_what_the_engine_keeps(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_cli(capsys, "sweep", "--profile", "temporal")
+    assert code == 0
+    assert "the engine alone keeps: stale-write, two-acceptances" in out
+    assert "+ key=per-operation: also keeps duplicate-effect" in out
+    assert max(len(line) for line in out.splitlines()) <= 80
+    code, out, _ = run_cli(capsys, "sweep", "--profile", "temporal", "--json")
+    assert json.loads(out)["rows"][0]["label"] == "engine alone"
+    code, _, err = run_cli(capsys, "sweep", "--profile", "temporal", "--set", "change=never")
+    assert code == 2 and "change" in err
+
+
+def test_check_with_a_profile_checks_the_engine_alone_and_each_addition(capsys: pytest.CaptureFixture[str], tmp_path) -> None:  # type: ignore[no-untyped-def]
+    code, out, _ = run_cli(capsys, "check", "--profile", "dbos", "-p", "each", "-k", "0", "-t", "4", "--json",
+                           "--out", str(tmp_path / "out"))  # fmt: skip
+    doc = json.loads(out)
+    dbos = get("dbos")
+    assert doc["bound"]["switches"] == {k: v for k, v in dbos.switches().as_dict().items()
+                                        if k not in ("silent", "change", "post_death", "checkpoints")}  # fmt: skip
+    labels = [r["protections"] for r in doc["results"]]
+    assert len(labels) == 1 + len(dbos.missing()) and labels[0] == "pins=off+key=none+rule=latest-finished"
+    assert labels[1:] == ["key=none+rule=latest-finished", "pins=off+rule=latest-finished", "pins=off+key=none"]
