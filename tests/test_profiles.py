@@ -13,7 +13,7 @@ from sim.profiles import PROFILES, get
 from sim.properties import ARTICLE_NAMES
 from sim.run import simulate
 from sim.schedule import worked_example
-from sim.switches import PROTECTIONS
+from sim.switches import PROTECTIONS, Switches
 
 
 def run_cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
@@ -102,3 +102,69 @@ def test_check_with_a_profile_checks_the_engine_alone_and_each_addition(capsys: 
     labels = [r["protections"] for r in doc["results"]]
     assert len(labels) == 1 + len(dbos.missing()) and labels[0] == "pins=off+key=none+rule=latest-finished"
     assert labels[1:] == ["key=none+rule=latest-finished", "pins=off+rule=latest-finished", "pins=off+key=none"]
+
+
+# -- the engine behaviours (knobs beyond the article) ----------------------------------------------
+def events_of(trace, kind, attempt=None):  # type: ignore[no-untyped-def]
+    return [e for e in trace.events if e.kind is kind and (attempt is None or e.attempt == attempt)]
+
+
+def test_a_zombie_from_memory_computes_what_the_article_s_zombie_restores() -> None:
+    from sim.run import run_scenario
+    from sim.scenario import load
+    from sim.trace import Kind
+
+    article, _ = run_scenario(load("main").with_switches({"fencing": "off"}))
+    zombie, outcome = run_scenario(load("zombie-from-memory"))
+    # the article's woken #1 restores s4, which #2 computed; from memory it computes s4 itself
+    assert [(e.tick, e.detail["step"]) for e in events_of(article, Kind.RESTORED, 1)] == [(9, 4)]
+    assert events_of(zombie, Kind.RESTORED, 1) == []
+    assert [(e.tick, e.detail["step"]) for e in events_of(zombie, Kind.COMPUTED, 1)][-1] == (9, 4)
+    assert outcome.model_calls == 7 and outcome.stale_writes_applied == 3
+
+
+def test_step_fencing_discards_a_replaced_worker_s_result_and_gives_it_no_further_step() -> None:
+    from sim.run import run_scenario
+    from sim.scenario import load
+    from sim.trace import Kind
+
+    article, article_outcome = run_scenario(load("main-end-only"))
+    stepped, outcome = run_scenario(load("step-fencing"))
+    assert [e.tick for e in events_of(article, Kind.FENCED, 1)] == [10]
+    assert [e.tick for e in events_of(stepped, Kind.FENCED, 1)] == [8]
+    assert [e for e in events_of(stepped, Kind.WRITE, 1) if e.tick >= 8] == []
+    assert (article_outcome.model_calls, outcome.model_calls) == (8, 7)
+    assert outcome.stale_writes_rejected == 0 and outcome.broken == ()
+
+
+def test_fencing_by_owner_agrees_with_fencing_by_token_while_epochs_are_never_reused() -> None:
+    """Every admission publishes a new epoch, so in all 864 runs of the sweep the owner check
+    refuses exactly the writes the token check refuses."""
+    from sim.switches import COMBINATIONS
+
+    for switches in COMBINATIONS:
+        _, token = simulate(switches, worked_example(switches))
+        owner_switches = switches.with_values({"fencing_by": "owner"})
+        _, owner = simulate(owner_switches, worked_example(owner_switches))
+        assert owner == token, switches.label()
+
+
+@pytest.mark.parametrize("knob", ["zombie=from-memory", "fencing_scope=step", "fencing_by=owner"])
+def test_check_under_an_engine_knob_agrees_with_the_enumerator(knob: str) -> None:
+    from sim import enumerator
+    from sim.check import CheckBound, check, configurations
+    from sim.switches import Checkpoints
+
+    name, value = knob.split("=")
+    rows = configurations(Switches().with_values({name: value}), "fencing=off,all-on",
+                          [Checkpoints.PER_STEP, Checkpoints.END_ONLY])  # fmt: skip
+    bound = CheckBound(1, 9)
+    for searched, walked in zip(check(rows, bound), enumerator.enumerate_all(rows, bound)):
+        assert (searched.schedules, searched.violations) == (walked.schedules, walked.violations)
+        assert searched.counterexamples == walked.counterexamples
+
+
+def test_a_bad_knob_value_is_one_line_naming_the_allowed_values(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run_cli(capsys, "trace", "main", "--set", "zombie=sometimes")
+    assert code == 2 and err.count("\n") == 1
+    assert "knob 'zombie' has no value 'sometimes'; allowed: rereads, from-memory" in err

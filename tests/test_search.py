@@ -131,8 +131,9 @@ class Recording(Search):
 
 @pytest.mark.parametrize(
     "values",
-    [{}, {"fencing": "off"}, {"pins": "off"}, {"checkpoints": "end-only", "key": "none", "fencing": "off"}],
-    ids=["all-on", "fencing-off", "pins-off", "end-only-weak"],
+    [{}, {"fencing": "off"}, {"pins": "off"}, {"checkpoints": "end-only", "key": "none", "fencing": "off"},
+     {"fencing": "off", "zombie": "from-memory"}, {"checkpoints": "end-only", "fencing_scope": "step"}],
+    ids=["all-on", "fencing-off", "pins-off", "end-only-weak", "zombie-from-memory", "step-fencing"],
 )
 def test_merged_states_have_the_same_future_up_to_renaming(values: dict[str, str]) -> None:
     config = Config("x", Switches().with_values(values))

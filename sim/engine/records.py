@@ -31,6 +31,16 @@ class Part(NamedTuple):
     content: int
 
 
+def result_id(i: int, n: int) -> str:
+    """The schematic result of step i (0-based) computed by attempt #n (docs/model.md §6)."""
+    return f"s{i + 1}@{n}"
+
+
+def has_called(n: int, results: tuple[Part | None, ...]) -> bool:
+    """Whether attempt #n, holding `results`, has called the model (computed one itself)."""
+    return any(p is not None and p.result == result_id(i, n) for i, p in enumerate(results))
+
+
 class Candidate(NamedTuple):
     digest: str
     attempt: int

@@ -34,8 +34,10 @@ from sim.engine.records import (
     JournalKey,
     JournalRecord,
     Part,
+    has_called,
     journal_key,
     receive,
+    result_id,
 )
 from sim.engine.state import (
     ASSEMBLE,
@@ -44,6 +46,7 @@ from sim.engine.state import (
     WAIT,
     AttemptState,
     Held,
+    Setup,
     State,
     Status,
     find_candidate,
@@ -151,9 +154,16 @@ def put_pair(pairs: tuple[tuple[Any, Any], ...], key: Any, value: Any) -> tuple[
 
 
 def fenced_out(d: Draft, w: Worker) -> bool:
-    """The token check every protected store makes: with fencing on, a token older than the
-    epoch is refused."""
-    return d.setup.fencing and w.token < d.epoch
+    """The check every protected store makes: with fencing on, a token older than the epoch
+    is refused (with `fencing_by=owner`, any writer but the recorded owner)."""
+    return stale(d.setup, w.token, w.n, d.epoch, d.owner)
+
+
+def stale(setup: Setup, token: int, n: int, epoch: int, owner: int | None) -> bool:
+    """Whether fencing refuses the holder of `token`, attempt #n (docs/model.md §2)."""
+    if not setup.fencing:
+        return False
+    return n != owner if setup.owner_fencing else token < epoch
 
 
 def guard(d: Draft, tick: int, w: Worker, store: str, detail: dict[str, Any]) -> bool:
@@ -267,8 +277,14 @@ def program(d: Draft, w: Worker, t: int) -> int | None:
         w.silent_since = None
         d.log(t, Kind.WOKE, w.n, {})
         held, w.held = w.held, None
+        if d.setup.step_fencing and fenced_out(d, w):  # its held result is discarded
+            fence(d, w, t)
+            return None
         if held is not None:
             return finish(d, w, t, held)
+    elif d.setup.step_fencing and fenced_out(d, w):  # replaced while working: no next step
+        fence(d, w, t)
+        return None
     fault = d.faults.consult(t, Moment.ACT, (w.n, t))
     directive = None if fault is None else fault.directive()
     silence: Stall | None = None
@@ -278,8 +294,9 @@ def program(d: Draft, w: Worker, t: int) -> int | None:
     else:
         silence = directive  # type: ignore[assignment]
     if w.phase == STEPS:
-        while w.step < len(w.results) and restore(d, w, t, w.step):
-            w.step += 1
+        if d.setup.rereads or not has_called(w.n, w.results):  # zombie=from-memory: only before its first call
+            while w.step < len(w.results) and restore(d, w, t, w.step):
+                w.step += 1
         if w.step < len(w.results):
             part = compute(d, w, t, w.step)
             if silence is not None:
@@ -372,7 +389,7 @@ def restore(d: Draft, w: Worker, t: int, i: int) -> bool:
 def compute(d: Draft, w: Worker, t: int, i: int) -> Part:
     """One model call. With pins on it reads the pinned snapshot, otherwise the live report."""
     content = d.versions[w.pin][i] if w.pin is not None else d.content[i]
-    part = Part(f"s{i + 1}@{w.n}", content)
+    part = Part(result_id(i, w.n), content)
     d.log(t, Kind.COMPUTED, w.n, {"step": i + 1, "result": part.result, "content": content})
     return part
 
@@ -529,7 +546,7 @@ def assess(state: State, t: int, faults: Faults) -> Step:
 
 
 def refusal(d: Draft, c: Candidate) -> str | None:
-    if d.setup.fencing and c.token < d.epoch:
+    if stale(d.setup, c.token, c.attempt, d.epoch, d.owner):
         return "stale token"
     if not d.setup.pins:
         return None  # every complete candidate is accepted

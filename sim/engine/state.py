@@ -120,6 +120,10 @@ class Setup:
     newsletter_ready: int
     horizon: int
     last_change_at: int  # the last tick with a scheduled report change (-1: none)
+    # engine behaviours beyond the article (`sim.knobs`; the article's at their defaults)
+    rereads: bool = True  # zombie=rereads: the journal is looked up before every step
+    step_fencing: bool = False  # fencing_scope=step: a replaced worker gets no further step
+    owner_fencing: bool = False  # fencing_by=owner: stores compare the writer with the owner
 
 
 class State(NamedTuple):
@@ -172,6 +176,9 @@ def initial_state(switches: Switches, schedule: Schedule) -> State:
         newsletter_ready=schedule.newsletter_ready,
         horizon=schedule.horizon,
         last_change_at=ticks[-1] if ticks else -1,
+        rereads=switches.knob("zombie") == "rereads",
+        step_fencing=switches.knob("fencing_scope") == "step",
+        owner_fencing=switches.knob("fencing_by") == "owner",
     )
     return State(
         setup=setup, versions=((0,) * schedule.sections,), version=0, last_change=None,

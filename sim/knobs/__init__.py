@@ -3,4 +3,7 @@ declared, imported below in registry order. `docs/extending.md` says how to add 
 
 from sim.knobs.base import KNOBS, Knob, Knobs, register
 
+# engine behaviours (issue 14, docs/profiles.md)
+from sim.knobs import zombie, fencing_scope, fencing_by  # noqa: E402,F401  (each registers its knob)
+
 __all__ = ["KNOBS", "Knob", "Knobs", "register"]

@@ -337,7 +337,7 @@ def presets() -> list[dict[str, Any]]:
             f"{name}={getattr(s.switches, name).value}"
             for name in SWITCHES
             if name not in SWEPT and getattr(s.switches, name) is not getattr(default, name)
-        ]
+        ] + [f"{name}={value}" for name, value in s.switches.knobs.pairs]
         if s.overrides:
             outside.append("a schedule of its own")
         out.append({
