@@ -2,5 +2,10 @@
 declared, imported below in registry order. `docs/extending.md` says how to add one."""
 
 from sim.knobs.base import KNOBS, Knob, Knobs, register
+from sim.knobs import (  # noqa: F401  (each module registers its knob)
+    receiver,  # case 2: a receiver with no idempotency
+    compensate,  # case 2: a successor's correction
+    retention,  # case 3: the feed's key retention
+)
 
 __all__ = ["KNOBS", "Knob", "Knobs", "register"]

@@ -306,6 +306,7 @@ def presets() -> list[dict[str, Any]]:
             for name in SWITCHES
             if name not in SWEPT and getattr(s.switches, name) is not getattr(default, name)
         ]
+        outside += [f"{name}={value}" for name, value in s.switches.knobs.pairs]  # knobs: beyond the 864
         if s.overrides:
             outside.append("a schedule of its own")
         out.append({
