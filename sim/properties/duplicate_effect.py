@@ -53,6 +53,10 @@ def arose(seen: Seen, e: Event) -> bool:
     return e.detail["digest"] in seen.applied
 
 
+#: what puts it at risk (uncorrected-duplicate shares it)
+HAZARD = Hazard("the feed received an operation again after applying it once", arose, frozenset({Kind.FEED}))
+
+
 # -- beyond the article's model (docs/outside.md, cases 2 and 3) -----------------------------
 def no_idempotency(switches: Switches) -> bool:
     return switches.knob("receiver") == "none"
@@ -91,5 +95,5 @@ PROPERTY = register(Property(
     # beyond the article's model (docs/outside.md cases 2 and 3): a receiver that ignores or
     # forgets keys defeats the per-operation key
     unless=(NO_IDEMPOTENCY, KEY_EXPIRY),
-    hazard=Hazard("the feed received an operation again after applying it once", arose, frozenset({Kind.FEED})),
+    hazard=HAZARD,
 ))  # fmt: skip

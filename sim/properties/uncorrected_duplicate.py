@@ -22,14 +22,13 @@ from __future__ import annotations
 from sim.properties.base import (
     ALWAYS,
     GUARDS,
-    Hazard,
     Memo,
     Monitor,
     Property,
     register,
 )
 from sim.knobs import KNOBS
-from sim.properties.duplicate_effect import KEY_EXPIRY, NO_IDEMPOTENCY, arose
+from sim.properties.duplicate_effect import HAZARD, KEY_EXPIRY, NO_IDEMPOTENCY
 from sim.switches import Switches
 from sim.trace import Event, Kind, ReportHistory, Trace
 
@@ -78,7 +77,7 @@ PROPERTY = register(Property(
     why=why,
     guard=GUARDS["key"],
     unless=(NO_IDEMPOTENCY, KEY_EXPIRY),
-    hazard=Hazard("the feed received an operation again after applying it once", arose, frozenset({Kind.FEED})),
+    hazard=HAZARD,
     article=False,
     applies=not_the_article_feed,
 ))  # fmt: skip
