@@ -1,8 +1,8 @@
 """The ten failures the article leaves outside its model (docs/outside.md), as data.
 
-One entry per case, in the article's order: what `sim` runs it with (the fault kinds and
-knobs), the named scenarios that show it, what breaks, what protects, and what nothing in
-the model protects. The explainer page's section "Beyond the article's model" is drawn from
+One entry per case, in the article's order: the named scenarios that show it, what breaks,
+what protects, and what nothing in the model protects. What `sim` runs it with is read from
+the fault kinds and knobs that declare the case (`Fault.case`, `Knob.case`). The explainer page's section "Beyond the article's model" is drawn from
 this list (each scenario's swimlane by the same renderer as the sweep's runs), and a test
 keeps it in step with the scenarios folder and the README.
 """
@@ -16,8 +16,6 @@ from dataclasses import dataclass
 class Case:
     number: int
     title: str
-    #: the fault kinds (schedule keys) and knobs that run it
-    runs_with: tuple[str, ...]
     #: named scenarios, the failure first
     scenarios: tuple[str, ...]
     breaks: str
@@ -28,14 +26,30 @@ class Case:
 
 CASES: tuple[Case, ...] = (
     Case(
-        1, "A worker paused inside the effect", ("poster_pauses",),
+        1, "A worker paused inside the effect",
         ("paused-inside-effect", "paused-inside-effect-keyed"),
         "duplicate-effect with a per-attempt key or none, with fencing on or off: the feed "
         "checks keys, never tokens, so the late send lands",
         "the per-operation key (the feed answers the late send with the first post)",
     ),
     Case(
-        4, "Clocks outside their assumed bound", ("heartbeat_delays",),
+        2, "A receiver with no idempotency",
+        ("receiver-none", "receiver-none-compensated"),
+        "duplicate-effect even with a per-operation key: the receiver neither deduplicates nor "
+        "can be asked whether the post landed",
+        "compensation only: a successor's correction retracts the earlier copy, so the post is "
+        "applied twice but corrected (uncorrected-duplicate holds)",
+        "the duplicate itself: a correction amends, it does not prevent",
+    ),
+    Case(
+        3, "Key expiry and late arrivals",
+        ("key-expired", "key-retained"),
+        "duplicate-effect with all four protections on, when a resend arrives after the feed "
+        "forgot its key",
+        "a retention longer than any outage (the feed answers the resend with the first post)",
+    ),
+    Case(
+        4, "Clocks outside their assumed bound",
         ("false-suspicion", "false-suspicion-unfenced"),
         "with fencing on nothing breaks but model calls are wasted; with fencing off the "
         "suspected owner's stale writes land (stale-write)",
@@ -43,7 +57,7 @@ CASES: tuple[Case, ...] = (
         "the false suspicion itself",
     ),
     Case(
-        7, "Journal and effect are never one transaction", ("poster_deaths",),
+        7, "Journal and effect are never one transaction",
         ("main", "duplicate-effect"),
         "a poster can die before its intent, after it, or after its send; after the send "
         "the answer is lost, and a resend without a recognisable key posts twice",
@@ -51,7 +65,7 @@ CASES: tuple[Case, ...] = (
         "the gap itself: no write of a post is atomic with the feed",
     ),
     Case(
-        10, "Losing the journal", ("storage_losses",),
+        10, "Losing the journal",
         ("acceptances-lost", "journal-lost"),
         "losing the acceptances: two-acceptances and a second post with all four "
         "protections on; losing the journal: redone model calls only",
@@ -61,3 +75,11 @@ CASES: tuple[Case, ...] = (
 )
 
 BY_NUMBER: dict[int, Case] = {case.number: case for case in CASES}
+
+
+def runs_with(number: int) -> tuple[str, ...]:
+    """The fault kinds (their schedule keys) and knobs (their names) that run case `number`."""
+    from sim.faults import KINDS
+    from sim.knobs import KNOBS
+
+    return tuple(k.key for k in KINDS if k.case == number) + tuple(n for n, k in KNOBS.items() if k.case == number)

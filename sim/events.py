@@ -416,6 +416,36 @@ class Feed(Payload):
         return "rejects a different request under a used key"
 
 
+@dataclass(frozen=True, slots=True)
+class Expired(Payload):
+    """Beyond the article's model (the knob `retention`): the feed no longer knows a key."""
+
+    key: str
+    post: str  # the post the forgotten key had answered with
+    remembered: int  # the tick the feed remembered the key
+
+    def narrate(self, who: str) -> str:
+        return f"feed has forgotten key {self.key} (remembered at t{self.remembered} for {self.post}): a new request"
+
+    def phrase(self, versions: Versions) -> str:
+        return f"has forgotten key {self.key} (remembered at t{self.remembered})"
+
+
+@dataclass(frozen=True, slots=True)
+class Retracted(Payload):
+    """Beyond the article's model (the knob `compensate`): a correction retracts a copy."""
+
+    digest: str
+    post: str  # the earlier post retracted
+    correction: str  # the correcting post that supersedes it
+
+    def narrate(self, who: str) -> str:
+        return f"feed retracts post {self.post} of {self.digest}: the correction {self.correction} supersedes it"
+
+    def phrase(self, versions: Versions) -> str:
+        return f"retracts {self.post} (superseded by the correction {self.correction})"
+
+
 # -- the registry -------------------------------------------------------------------------
 
 
@@ -486,6 +516,8 @@ EVENT_KINDS: dict[Kind, EventKind] = {
         EventKind(Kind.NEWSLETTER, (Newsletter,), subject="newsletter"),
         EventKind(Kind.LOST, (Lost,), subject="storage"),
         EventKind(Kind.UNHEARD, (UnheardPayload,)),
+        EventKind(Kind.EXPIRED, (Expired,), subject="feed"),
+        EventKind(Kind.RETRACTED, (Retracted,), subject="feed"),
     )
 }
 

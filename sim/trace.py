@@ -37,6 +37,8 @@ class Kind(Enum):
     NEWSLETTER = "newsletter"
     LOST = "lost"  # a storage loss (beyond the article's model: `sim.faults.loss`)
     UNHEARD = "unheard"  # heartbeats delayed while working (beyond it: `sim.faults.delay`)
+    EXPIRED = "expired"  # the feed had forgotten a key (beyond it: the knob `retention`)
+    RETRACTED = "retracted"  # a correction retracted an earlier post (beyond it: `compensate`)
 
 
 class Event(NamedTuple):

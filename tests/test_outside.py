@@ -153,3 +153,152 @@ def test_a_falsely_suspected_owner_wastes_calls_with_fencing_and_writes_stale_wi
     _, unfenced = run_scenario(load("false-suspicion-unfenced"))
     assert unfenced.broken == ("stale-write",)
     assert unfenced.model_calls == 4
+
+
+# -- cases 2 and 3: the feed (a receiver with no idempotency; key expiry) -------------------------
+def feed_answers(trace: object) -> list[tuple[int, str, str | None]]:
+    events = trace.events  # type: ignore[attr-defined]
+    return [(e.tick, e.detail["answer"], e.detail["post"]) for e in events if e.kind is Kind.FEED]
+
+
+def test_the_feed_knobs_are_inert_at_their_defaults() -> None:
+    """Set to their defaults, the knobs leave a run exactly as it was (no knob is carried,
+    the events and the outcome are the article's)."""
+    from sim.run import simulate
+
+    switches = Switches()
+    schedule = worked_example(switches)
+    at_defaults = switches.with_values({"receiver": "idempotent", "compensate": "no", "retention": "forever"})
+    assert at_defaults == switches and not at_defaults.knobs
+    assert simulate(at_defaults, schedule)[0].events == simulate(switches, schedule)[0].events
+
+
+def test_a_key_forgotten_before_the_late_resend_lets_the_feed_post_twice() -> None:
+    """Case 3: the feed forgets announce/d1 at the start of t7 + 4 = t11; the resend at t14
+    is a new request. With a retention of 8 the same resend is recognised."""
+    trace, outcome = run_scenario(load("key-expired"))
+    expired = [(e.tick, e.detail["key"], e.detail["post"], e.detail["remembered"]) for e in trace.events if e.kind is Kind.EXPIRED]
+    assert expired == [(14, "announce/d1", "P1", 7)]
+    assert feed_answers(trace) == [(7, "applied", "P1"), (14, "applied", "P2")]
+    assert outcome.violations == (("duplicate-effect", 14), ("uncorrected-duplicate", 14))
+    assert load("key-expired").switches.protections_on() == ("fencing", "pins", "key", "rule")
+    trace, outcome = run_scenario(load("key-retained"))
+    assert feed_answers(trace) == [(7, "applied", "P1"), (14, "repeat", "P1")]
+    assert outcome.violations == ()
+
+
+@pytest.mark.parametrize(("retention", "answer"), [(6, "applied"), (7, "applied"), (8, "repeat"), (None, "repeat")])
+def test_a_key_is_known_while_the_tick_minus_its_remembered_tick_is_below_the_retention(
+    retention: int | None, answer: str
+) -> None:  # fmt: skip
+    """The rule, at its edge: remembered at t7, a receive at t14 finds the key iff 14 - 7 < N."""
+    from sim.run import simulate
+
+    scenario = load("key-expired")
+    value = "forever" if retention is None else str(retention)
+    trace, _ = simulate(scenario.switches.with_values({"retention": value}), scenario.schedule)
+    assert feed_answers(trace)[-1][:2] == (14, answer)
+
+
+def test_a_receiver_with_no_idempotency_posts_a_resend_again_even_with_a_per_operation_key() -> None:
+    """Case 2: the main trace at a receiver that ignores keys: #3's resend is a second post;
+    with key=none at the article's feed the same happens, for a different reason."""
+    scenario = load("receiver-none")
+    assert scenario.switches.key.value == "per-operation"
+    trace, outcome = run_scenario(scenario)
+    sent = [(e.tick, e.detail["key"]) for e in trace.events if e.kind is Kind.SENT]
+    assert sent == [(11, "announce/d2"), (14, "announce/d2")]
+    assert feed_answers(trace) == [(11, "applied", "P1"), (14, "applied", "P2")]
+    assert outcome.violations == (("duplicate-effect", 14), ("uncorrected-duplicate", 14))
+    _, article = run_scenario(load("main"))
+    assert article.violations == () and article.posts_applied == 1
+
+
+def test_compensation_corrects_the_duplicate_it_cannot_prevent() -> None:
+    """Case 2 with compensate=yes: #3's resend is a correction; the feed retracts P1 as it
+    applies P2. Applied twice (duplicate-effect), but never shown twice."""
+    trace, outcome = run_scenario(load("receiver-none-compensated"))
+    retracted = [(e.tick, e.detail["post"], e.detail["correction"]) for e in trace.events if e.kind is Kind.RETRACTED]
+    assert retracted == [(14, "P1", "P2")]
+    kinds = [e.kind for e in trace.events if e.tick == 14 and e.kind in (Kind.RETRACTED, Kind.FEED)]
+    assert kinds == [Kind.RETRACTED, Kind.FEED]  # one transaction: the copy is down before P2 is up
+    assert outcome.violations == (("duplicate-effect", 14),)
+    assert outcome.posts_applied == 2
+
+
+def test_compensation_does_not_correct_a_copy_sent_by_anyone_but_a_successor() -> None:
+    """A request delivered twice is not a successor's resend: nothing retracts the copy."""
+    from sim.faults import DuplicateDelivery
+    from sim.run import simulate
+
+    switches = Switches().with_values({"change": "never", "post_death": "no", "receiver": "none", "compensate": "yes"})
+    schedule = worked_example(switches).with_faults((DuplicateDelivery(1),))
+    trace, outcome = simulate(switches, schedule)
+    assert not any(e.kind is Kind.RETRACTED for e in trace.events)
+    assert {name for name, _ in outcome.violations} == {"duplicate-effect", "uncorrected-duplicate"}
+
+
+def test_uncorrected_duplicate_is_judged_only_where_the_feed_is_not_the_articles() -> None:
+    """At the article's feed a double post is duplicate-effect alone (every sweep run and
+    earlier scenario stays as it was); with a feed knob set it is judged too."""
+    from sim.properties import BY_NAME
+
+    prop = BY_NAME["uncorrected-duplicate"]
+    assert not prop.article
+    trace, outcome = run_scenario(load("duplicate-effect"))
+    assert outcome.broken == ("duplicate-effect",) and prop.holds(trace)
+    from sim.run import simulate
+
+    scenario = load("duplicate-effect")  # key=none: #3's resend is a second post
+    _, judged = simulate(scenario.switches.with_values({"retention": "100"}), scenario.schedule)
+    assert judged.broken == ("duplicate-effect", "uncorrected-duplicate")
+    _, compensated = simulate(scenario.switches.with_values({"compensate": "yes"}), scenario.schedule)
+    assert compensated.broken == ("duplicate-effect",)
+
+
+def test_explore_with_a_short_retention_finds_a_duplicate_effect_that_replays(tmp_path: object) -> None:
+    from pathlib import Path
+
+    from sim.explore import explore as run_search
+
+    out = Path(str(tmp_path))
+    switches = Switches().with_values({"retention": "2"})
+    result = run_search(switches, seed=1, examples=300, bounds=ExploreBounds(faults="all"), out=out)
+    found = {f.invariant: f for f in result.findings}
+    assert "duplicate-effect" in found and found["duplicate-effect"].expected
+    path = found["duplicate-effect"].path
+    assert path is not None
+    replay, outcome = run_scenario(load(str(path)))
+    assert any(e.kind is Kind.EXPIRED for e in replay.events)
+    assert "duplicate-effect" in outcome.broken
+    # the file carries the knob and replays with --check
+    from sim.cli import main
+
+    assert "retention" in path.read_text()
+    assert main(["trace", str(path), "--check"]) == 0
+    # with the feed's default retention, the same search finds no duplicate effect
+    plain = run_search(Switches(), seed=1, examples=300, bounds=ExploreBounds(faults="all"), out=None)
+    assert "duplicate-effect" not in {f.invariant for f in plain.findings}
+
+
+@pytest.mark.parametrize(
+    "values", [{"retention": "3"}, {"receiver": "none", "compensate": "yes"}], ids=["retention-3", "receiver-none-compensated"]
+)
+def test_check_with_the_feed_knobs_agrees_with_the_enumerator(values: dict[str, str]) -> None:
+    """`sim check --faults all --set retention=3 -k 1 -t 10` (and the compensating receiver
+    with no idempotency) agrees with the enumerator: the feed's canonical form is sound."""
+    rows = configurations(Switches().with_values(values), "each", [Checkpoints.PER_STEP])
+    bound = CheckBound(1, 10, faults="all")
+    for searched, walked in zip(check(rows, bound), enumerator.enumerate_all(rows, bound)):
+        assert (searched.schedules, searched.violations) == (walked.schedules, walked.violations)
+        assert searched.counterexamples == walked.counterexamples
+    assert check(rows[:1], bound)[0].violations["duplicate-effect"] > 0  # all-on: the feed breaks it
+
+
+def test_the_feed_knobs_reject_bad_values_in_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    from sim.cli import main
+
+    for bad in ("retention=0", "retention=soon", "receiver=maybe", "compensate=1"):
+        assert main(["trace", "main", "--set", bad]) == 2
+        err = capsys.readouterr().err
+        assert "Traceback" not in err and len(err.strip().splitlines()) == 1 and bad.split("=")[0] in err, err

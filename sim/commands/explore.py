@@ -23,7 +23,7 @@ from sim.explore import (
 from sim.faults import FAULT_SETS
 from sim.files import prepare_out
 from sim.limits import MAX_EXAMPLES, MAX_EXPLORE_FAULTS
-from sim.properties import BY_NAME, SAFETY
+from sim.properties import BY_NAME, SAFETY, judged_under
 from sim.switches import for_own_schedules
 
 DEFAULT_OUT = Path("reports/counterexamples")
@@ -117,16 +117,18 @@ def report_lines(result: Exploration) -> list[str]:
         lines.append("  " + kind.ljust(width) + "".join(f"{n:>9,}" for n in cells))
     lines.append(f"  scheduled but never took effect (trimmed from counterexamples): {cov.unfired:,}")
     lines += ["", "invariants (at risk: the hazard arose, whether or not a protection stopped it):"]
-    lines.append(f"  {'invariant':<18} {'guarded by':<16} {'at risk':>9} {'broken':>9}")
     beyond = result.bounds.faults == "all" or bool(result.switches.knobs)
-    for prop in SAFETY:
-        if not (prop.article or beyond):
-            continue  # a property beyond the article's model cannot break here
+    # a property beyond the article's model cannot break without --faults all or a knob, nor
+    # where it is not judged (`Property.applies`)
+    shown = [prop for prop in SAFETY if prop.article or (beyond and judged_under(prop, result.switches))]
+    wide = max([18, *(len(prop.name) for prop in shown)])
+    lines.append(f"  {'invariant':<{wide}} {'guarded by':<16} {'at risk':>9} {'broken':>9}")
+    for prop in shown:
         name = prop.name
         guard = prop.guard
         state = "" if guard is None else f"{guard.switch} ({'on' if guard.is_on(result.switches) else 'OFF'})"
         lines.append(
-            f"  {name:<18} {state:<16} "
+            f"  {name:<{wide}} {state:<16} "
             f"{cov.at_risk.get(name, 0):>9,} {cov.broken.get(name, 0):>9,}"
         )
     lines.append("")

@@ -26,7 +26,10 @@ dropped, and why it cannot matter:
 
 - version numbers: a version is named by its content instead (contents only grow, so each
   version has its own); versions no pin refers to any more are dropped;
-- journal records no restore can match any more (`readable`).
+- journal records no restore can match any more (`readable`);
+- the tick the feed remembered a key: with the article's feed (retention forever) it is
+  never read; with a finite retention N (docs/outside.md, case 3) only its age counts, and
+  an age of N or more is as good as N (the key is forgotten from then on).
 
 Kept: the current content, the epoch and tokens, the journal's readable keys and contents
 (sorted), candidates (digest, producer, token, contents, pinned content), acceptances
@@ -40,7 +43,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sim.engine.records import Acceptance, Candidate, has_called
+from sim.engine.records import Acceptance, Candidate, Feed, has_called
 from sim.engine.state import AttemptState, State, Status
 
 Canonical = tuple[Any, ...]
@@ -70,7 +73,7 @@ def canonical(state: State) -> Canonical:
     return (
         s.content, s.epoch, lc is None, la is None, order, readable(s),
         shared(s.candidates, s.versions, candidates), shared(s.acceptances, s.versions, acceptances),
-        s.effects, s.feed, s.posts, s.sends,
+        s.effects, feed(s.feed, t, s.setup.retention), s.posts, s.sends,
         tuple(attempt(a, t, limit, s.versions) for a in s.attempts),
         s.owner, s.assessed, s.newsletter,
         # zombie=from-memory: whether each attempt has called the model decides whether it
@@ -86,6 +89,28 @@ def shared(part: Any, versions: tuple[tuple[int, ...], ...], form: Any) -> Any:
         return hit[2]
     value = form(part, versions)
     _memo[id(part)] = (part, versions, value)
+    return value
+
+
+def feed(f: Feed, t: int, retention: int | None) -> Any:
+    """The feed's canonical form at the start of tick t, remembered by the feed's identity
+    (and, with a finite retention, the tick). A remembered key's tick is read only by the
+    retention rule (`records.knows`: found at tick t' iff t' - tick < retention): with the
+    article's feed (forever) never, so it is dropped; with a retention N only its age
+    matters, and only up to N (from then on the key is forgotten at every later tick)."""
+    if not f.remembered:
+        return f
+    key = None if retention is None else t
+    hit = _memo.get(id(f))
+    if hit is not None and hit[0] is f and hit[1] == key:
+        return hit[2]
+    keys: tuple[tuple[Any, ...], ...]
+    if retention is None:
+        keys = tuple((k, params, post) for k, params, post, _ in f.remembered)
+    else:
+        keys = tuple((k, params, post, min(t - since, retention)) for k, params, post, since in f.remembered)
+    value = (keys, f.posts, f.retracted)
+    _memo[id(f)] = (f, key, value)
     return value
 
 

@@ -66,22 +66,63 @@ class Feed(NamedTuple):
     Each `receive` is one transaction, serialized per key: lookup, parameter check, apply and
     remember run as one unit, so two concurrent copies of one request are two calls in
     sequence and the second finds the first one's record.
+
+    Beyond the article's model (docs/outside.md, cases 2 and 3) the feed may forget a key
+    after a retention, may not deduplicate at all, and retracts the earlier copies of a post
+    when it applies a correction that supersedes them.
     """
 
-    remembered: tuple[tuple[str, str, str], ...] = ()  # (key, request params, post id)
+    #: (key, request params, post id, tick it remembered the key)
+    remembered: tuple[tuple[str, str, str, int], ...] = ()
     posts: tuple[tuple[str, str], ...] = ()  # (post id, request params) applied, in order
+    retracted: tuple[str, ...] = ()  # post ids a correction retracted, in order
 
 
-def receive(feed: Feed, key: str | None, params: str) -> tuple[Feed, str, str | None]:
-    """Return (the feed after, answer, post id): answer is applied, repeat (the stored answer)
-    or rejected."""
-    if key is not None:
-        for known, saved, post in feed.remembered:
+class Receipt(NamedTuple):
+    """What one `receive` did: the feed after it, its answer (applied, repeat or rejected), the
+    post applied or repeated, the (post, tick) a forgotten key had answered with (None: the key
+    was not forgotten), and the posts a correction retracted."""
+
+    feed: Feed
+    answer: str
+    post: str | None
+    forgotten: tuple[str, int] | None = None
+    retracted: tuple[str, ...] = ()
+
+
+def knows(remembered_at: int, tick: int, retention: int | None) -> bool:
+    """Whether a key remembered at `remembered_at` is still known at `tick`: always with
+    retention None (forever), else while tick - remembered_at < retention (docs/outside.md,
+    case 3: the record is dropped at the start of tick remembered_at + retention)."""
+    return retention is None or tick - remembered_at < retention
+
+
+def receive(feed: Feed, key: str | None, params: str, tick: int = 0, retention: int | None = None,
+            idempotent: bool = True, supersedes: bool = False) -> Receipt:  # fmt: skip
+    """Receive one request at `tick`. The article's feed (retention None, idempotent) answers a
+    known key with its stored post (repeat), or rejects different params under it; anything
+    else is applied as a new post. A request that `supersedes` earlier copies, once applied,
+    retracts every earlier post of the same params still up."""
+    forgotten: tuple[str, int] | None = None
+    at = -1
+    if key is not None and idempotent:
+        for i, (known, saved, post, since) in enumerate(feed.remembered):
             if known == key:
+                if not knows(since, tick, retention):
+                    forgotten, at = (post, since), i
+                    break
                 if saved != params:
-                    return feed, "rejected", None
-                return feed, "repeat", post
+                    return Receipt(feed, "rejected", None)
+                return Receipt(feed, "repeat", post)
     post = f"P{len(feed.posts) + 1}"
+    retracted = feed.retracted
+    gone: tuple[str, ...] = ()
+    if supersedes:
+        gone = tuple(p for p, saved in feed.posts if saved == params and p not in retracted)
+        retracted = retracted + gone
     posts = feed.posts + ((post, params),)
-    remembered = feed.remembered if key is None else feed.remembered + ((key, params, post),)
-    return Feed(remembered, posts), "applied", post
+    remembered = feed.remembered
+    if key is not None and idempotent:
+        entry = (key, params, post, tick)
+        remembered = remembered + (entry,) if at < 0 else remembered[:at] + (entry,) + remembered[at + 1:]
+    return Receipt(Feed(remembered, posts, retracted), "applied", post, forgotten, gone)

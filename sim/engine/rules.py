@@ -217,9 +217,21 @@ def send(d: Draft, tick: int, w: Worker, digest: str, key: str | None) -> None:
     fault = d.faults.consult(tick, Moment.SEND, (d.sends,))
     copies: int = 1 if fault is None else fault.directive()  # type: ignore[assignment]
     d.log(tick, Kind.SENT, w.n, {"digest": digest, "key": key, "copies": copies})
+    setup = d.setup
+    # beyond the article's model (compensate=yes): a successor finishing an inherited
+    # announcement cannot know whether its predecessor's send was applied, so it sends a
+    # correction that supersedes any earlier copy (docs/outside.md, case 2)
+    supersedes = setup.compensate and w.inherited is not None
     for _ in range(copies):
-        d.feed, answer, post = receive(d.feed, key, digest)
-        d.log(tick, Kind.FEED, w.n, {"digest": digest, "key": key, "answer": answer, "post": post})
+        receipt = receive(d.feed, key, digest, tick, setup.retention, setup.idempotent, supersedes)
+        d.feed = receipt.feed
+        post = receipt.post
+        if receipt.forgotten is not None:  # the key's retention ran out (case 3)
+            forgot, since = receipt.forgotten
+            d.log(tick, Kind.EXPIRED, w.n, {"key": key, "post": forgot, "remembered": since})
+        for old in receipt.retracted:  # the correction retracts the earlier copies (case 2)
+            d.log(tick, Kind.RETRACTED, w.n, {"digest": digest, "post": old, "correction": post})
+        d.log(tick, Kind.FEED, w.n, {"digest": digest, "key": key, "answer": receipt.answer, "post": post})
 
 
 # -- a. the input (docs/model.md §5.1) --------------------------------------------------------

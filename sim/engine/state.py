@@ -41,6 +41,7 @@ from sim.engine.records import (
     Part,
 )
 from sim.faults import Moment
+from sim.knobs import KNOBS
 from sim.schedule import Schedule
 from sim.switches import Checkpoints, Fencing, Gate, Key, Pins, Rule, Switches
 
@@ -120,6 +121,11 @@ class Setup:
     newsletter_ready: int
     horizon: int
     last_change_at: int  # the last tick with a scheduled report change (-1: none)
+    # the feed beyond the article's model (knobs, docs/outside.md cases 2 and 3); the
+    # defaults are the article's feed
+    retention: int | None = None  # ticks the feed remembers a key (None: forever)
+    idempotent: bool = True  # the feed deduplicates by key (receiver=idempotent)
+    compensate: bool = False  # a successor's resend is a correction (compensate=yes)
     # engine behaviours beyond the article (`sim.knobs`; the article's at their defaults)
     rereads: bool = True  # zombie=rereads: the journal is looked up before every step
     step_fencing: bool = False  # fencing_scope=step: a replaced worker gets no further step
@@ -176,6 +182,9 @@ def initial_state(switches: Switches, schedule: Schedule) -> State:
         newsletter_ready=schedule.newsletter_ready,
         horizon=schedule.horizon,
         last_change_at=ticks[-1] if ticks else -1,
+        retention=KNOBS["retention"].number(switches.knob("retention")),
+        idempotent=switches.knob("receiver") == "idempotent",
+        compensate=switches.knob("compensate") == "yes",
         rereads=switches.knob("zombie") == "rereads",
         step_fencing=switches.knob("fencing_scope") == "step",
         owner_fencing=switches.knob("fencing_by") == "owner",

@@ -214,6 +214,9 @@ class Fault(ABC):
     #: one of the article's own faults (`--faults article`, the default); the kinds beyond
     #: the article's model join `sim explore` and `sim check` only with `--faults all`
     article: ClassVar[bool] = True
+    #: the case of docs/outside.md (the article's failures outside its model) the kind runs,
+    #: if any (`sim.cases` lists each case with the kinds and knobs that name it)
+    case: ClassVar[int | None] = None
 
     # -- the data ----------------------------------------------------------------------
     @classmethod

@@ -2,8 +2,13 @@
 declared, imported below in registry order. `docs/extending.md` says how to add one."""
 
 from sim.knobs.base import KNOBS, Knob, Knobs, register
-
-# engine behaviours (issue 14, docs/profiles.md)
-from sim.knobs import zombie, fencing_scope, fencing_by  # noqa: E402,F401  (each registers its knob)
+from sim.knobs import (  # noqa: F401  (each module registers its knob)
+    receiver,  # case 2: a receiver with no idempotency
+    compensate,  # case 2: a successor's correction
+    retention,  # case 3: the feed's key retention
+    zombie,  # an engine behaviour: a woken worker runs on from memory
+    fencing_scope,  # an engine behaviour: fencing per step
+    fencing_by,  # an engine behaviour: fencing by owner equality
+)
 
 __all__ = ["KNOBS", "Knob", "Knobs", "register"]

@@ -30,7 +30,7 @@ from collections.abc import Hashable, Sequence
 from typing import Any
 
 from sim import scenario as scenarios
-from sim.cases import CASES
+from sim.cases import CASES, runs_with
 from sim.properties import BY_NAME, GUARDS, NAMES
 from sim.render.grid import CLASSES, Cell, Grid, Mark, build
 from sim.run import run_scenario
@@ -337,7 +337,8 @@ def presets() -> list[dict[str, Any]]:
             f"{name}={getattr(s.switches, name).value}"
             for name in SWITCHES
             if name not in SWEPT and getattr(s.switches, name) is not getattr(default, name)
-        ] + [f"{name}={value}" for name, value in s.switches.knobs.pairs]
+        ]
+        outside += [f"{name}={value}" for name, value in s.switches.knobs.pairs]  # knobs: beyond the 864
         if s.overrides:
             outside.append("a schedule of its own")
         out.append({
@@ -425,7 +426,7 @@ def _cases(data: dict[str, Any]) -> str:
                 f'<div class="grid-box case-lane" data-case="{number}" data-view="{k}" tabindex="0" role="region" '
                 f'aria-label="Swimlane of the scenario {html.escape(name)}"></div></figure>'
             )
-        dl = [f"<dt>Runs with</dt><dd>{', '.join(f'<code>{html.escape(r)}</code>' for r in case.runs_with)}</dd>",
+        dl = [f"<dt>Runs with</dt><dd>{', '.join(f'<code>{html.escape(r)}</code>' for r in runs_with(case.number))}</dd>",
               f"<dt>Breaks</dt><dd>{html.escape(case.breaks)}</dd>",
               f"<dt>Protects</dt><dd>{html.escape(case.protects)}</dd>"]  # fmt: skip
         if case.unprotected:

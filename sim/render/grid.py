@@ -67,6 +67,8 @@ LEGEND: dict[str, tuple[str, str, str, str]] = {
     "newsletter-waiting": ("Newsletter", "·", "waiting", "waiting for its gate"),
     "newsletter": ("Newsletter", "4.7", "started", "starts, quoting this figure (million)"),
     "lost": ("Journal", "lost", "rejected", "records lost (a storage loss)"),
+    "expired": ("Feed post", "forgot", "rejected", "the feed had forgotten the key (its retention ran out)"),
+    "retracted": ("Feed post", "↶P1", "refused", "an earlier copy retracted by a correction"),
     "broke": ("Invariants", "!", "violation", "an invariant broke here"),
 }
 
@@ -512,6 +514,10 @@ class _Builder:
                     self.add("feed", t, Mark("✗P", "rejected", "feed-rejected"), i)
             elif e.kind is Kind.SENT:
                 self.note("feed", t, i)
+            elif e.kind is Kind.EXPIRED:  # beyond the article's model: the key's retention ran out
+                self.add("feed", t, Mark("forgot", "rejected", "expired"), i)
+            elif e.kind is Kind.RETRACTED:  # beyond it: a correction retracts an earlier copy
+                self.add("feed", t, Mark(f"↶{d['post']}", "refused", "retracted"), i)
             elif e.kind is Kind.LOST:  # beyond the article's model: a store's records are gone
                 journal = [f"journal:{s}" for s in range(1, self.sections + 1)]
                 rows = {"acceptances": ["digest"], "effects": ["feed"]}.get(d["store"], journal)
