@@ -142,6 +142,9 @@ def _langgraph(mode: str, checkpoints: str, why: str) -> Profile:
             Claim("fencing=off", "a resumed thread does not fence an older execution of it: a stopped "
                   "worker that continues writes its checkpoints too", f"{COMPANION} §14; conformance run "
                   "(issue 14's feasibility study: the zombie's writes landed)"),
+            Claim("zombie=from-memory", "a resumed worker runs on from the state it holds and never "
+                  "reads the checkpoints again, so it spends its own model calls", "conformance run "
+                  "(issue 14's feasibility study: the stopped worker made its own extra model call)"),
             REFERENCE, NO_KEY, LATEST,
         ),
         runnable=True,
@@ -156,6 +159,8 @@ PROFILES: tuple[Profile, ...] = (
                   f"{COMPANION} §5; {TEMPORAL_WORKFLOW}"),
             Claim("fencing=on", "the server accepts an activity's completion only from the attempt it "
                   "handed the task to; a late result of an older attempt is discarded", TEMPORAL_DOCS),
+            Claim("fencing_scope=step", "a worker holds one activity task at a time and the server decides "
+                  "the next one, so a replaced worker never gets another step", TEMPORAL_DOCS),
             REFERENCE, NO_KEY, LATEST,
         ),
         runnable=True,
@@ -168,6 +173,8 @@ PROFILES: tuple[Profile, ...] = (
             Claim("fencing=on", "the workflow row names its executor and a step write from another one is "
                   "refused (owner equality rather than a token order; the fenced worker then waits for "
                   "the owner's result instead of stopping)", f"{DBOS_DOCS}; conformance run"),
+            Claim("fencing_by=owner", "the check is equality with the executor recorded on the workflow "
+                  "row, not an order of tokens", f"{DBOS_DOCS}; conformance run"),
             REFERENCE, NO_KEY, LATEST,
         ),
         runnable=True,
@@ -184,6 +191,8 @@ PROFILES: tuple[Profile, ...] = (
                   f"{COMPANION} §5; {RESTATE_DOCS}"),
             Claim("fencing=on", "the server owns the journal and drives one invocation attempt at a time; "
                   "entries from a superseded attempt are not accepted", f"{RESTATE_DOCS}; conformance run"),
+            Claim("fencing_scope=step", "each ctx.run result is sent to the server, which decides what the "
+                  "invocation does next; a superseded attempt gets no further step", RESTATE_DOCS),
             REFERENCE, NO_KEY, LATEST,
         ),
         runnable=True,
@@ -238,7 +247,7 @@ PROFILES: tuple[Profile, ...] = (
         note="documentation only: a build cache, not a workflow engine; not runnable here",
     ),
     _profile(
-        "idempotency-keys", "Stripe and AWS idempotency keys (the receiver's side)",
+        "idempotency-keys", "Stripe and AWS idempotency keys (a receiver)",
         (
             Claim("key=per-operation", "the receiver stores the first request and answer under the "
                   "client's key and answers a repeat with them; the client must send the same key on "

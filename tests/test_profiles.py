@@ -168,3 +168,17 @@ def test_a_bad_knob_value_is_one_line_naming_the_allowed_values(capsys: pytest.C
     code, out, err = run_cli(capsys, "trace", "main", "--set", "zombie=sometimes")
     assert code == 2 and err.count("\n") == 1
     assert "knob 'zombie' has no value 'sometimes'; allowed: rereads, from-memory" in err
+
+
+def test_the_readme_table_of_what_each_engine_keeps_alone_is_what_the_sweep_says() -> None:
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("### Your engine: profiles"):]
+    rows = [line.split("|")[1:3] for line in section.splitlines() if line.startswith("| `")]
+    assert rows, "the README's profile table is missing"
+    for names, keeps in rows:
+        said = {k.strip() for k in keeps.split(",")} - {"none"}
+        for name in [n.strip(" `") for n in names.split(",")]:
+            full = name if name in [p.name for p in PROFILES] else f"langgraph{name}"
+            assert set(profile_rows(get(full))[0].keeps) == said, full

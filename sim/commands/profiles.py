@@ -35,11 +35,14 @@ def profiles(name: str | None, as_json: bool) -> int:
         return 0
     if name is None:
         for p in chosen:
-            click.echo(click.style(p.name, bold=True) + f"   {p.system}" + ("" if p.runnable else "  (documentation only)"))
-            click.echo("    engine gives:     " + " ".join(c.setting for c in p.engine))
-            click.echo("    application adds: " + (" ".join(c.setting for c in p.missing()) or "nothing"))
+            click.echo(click.style(p.name, bold=True) + f"   {p.system}" + ("" if p.runnable else " (docs only)"))
+            for label, text in (("engine gives:    ", " ".join(c.setting for c in p.engine)),
+                                ("application adds:", " ".join(c.setting for c in p.missing()) or "nothing")):
+                click.echo(textwrap.fill(text, width=80, initial_indent=f"    {label} ", subsequent_indent=" " * 22,
+                                         break_on_hyphens=False))  # fmt: skip
         click.echo()
-        click.echo("sim profiles NAME shows why and the source of each; sim sweep --profile NAME runs it")
+        click.echo("sim profiles NAME: why, and the source of each claim")
+        click.echo("sim sweep --profile NAME: the event combinations under that engine")
         return 0
     p = chosen[0]
     click.echo(click.style(f"{p.name}: {p.system}", bold=True))
