@@ -174,7 +174,8 @@ def test_the_readme_table_of_what_each_engine_keeps_alone_is_what_the_sweep_says
     from pathlib import Path
 
     readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
-    section = readme[readme.index("### Your engine: profiles"):]
+    start = readme.index("### Your engine: profiles")
+    section = readme[start:readme.index("\n#", start + 1)]
     rows = [line.split("|")[1:3] for line in section.splitlines() if line.startswith("| `")]
     assert rows, "the README's profile table is missing"
     for names, keeps in rows:
