@@ -214,10 +214,13 @@ def test_cli_each_protection_json_and_replayable_counterexamples(
 
 def test_cli_human_output_ends_with_the_bound(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["check", "-k", "1", "-t", "4", "-j", "1", "--out", str(tmp_path)]) == 0
-    lines = capsys.readouterr().out.strip().splitlines()
+    out = capsys.readouterr().out.strip()
+    lines = out.splitlines()
     assert "holds within the bound" in lines[2]
-    assert lines[-1].startswith("bound checked: every schedule of up to 1 fault(s)")
-    assert "by t4" in lines[-1]
+    assert max(len(line) for line in lines) <= 80, "the result fits 80 columns"
+    last = out.split("\n\n")[-1].replace("\n", " ")
+    assert last.startswith("bound checked: every schedule of up to 1 fault(s)")
+    assert "by t4" in last
 
 
 def test_cli_exits_1_when_all_on_breaks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+import textwrap
 import time
 from collections.abc import Iterator
 from concurrent.futures import Executor
@@ -12,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 import click
-from tabulate import tabulate  # type: ignore[import-untyped]
 
 from sim import check as checker
 from sim.commands.common import emit_json, folder_value, profile_option, set_option, switch_values
@@ -149,36 +149,54 @@ def _document(bound: checker.CheckBound, results: list[checker.Result],
     }
 
 
+#: the widest protections label the table keeps in its column (the table fits 80 columns)
+LABEL_WIDTH = 24
+
+
 def _render(bound: checker.CheckBound, results: list[checker.Result], files: dict[tuple[str, str, str], Path],
             seconds: float, workers: int) -> None:  # fmt: skip
-    names = [p.name for p in bound.judged]
-    headers = ["protections", "checkpoints", "schedules", "nodes", *names, "verdict"]
     rows = [
-        [
-            r.protections,
-            r.checkpoints,
-            r.schedules,
-            r.nodes,
-            *[f"{r.violations[name]:,}" if r.violations[name] else "-" for name in names],
-            verdict(r.broken, bounded=True),
-        ]
+        [r.protections, r.checkpoints, f"{r.schedules:,}", f"{r.nodes:,}", verdict(r.broken, bounded=True)]
         for r in results
     ]
-    align = ("left", "left", "right", "right", *["right"] * len(names), "left")
-    click.echo(tabulate(rows, headers=headers, tablefmt="simple", intfmt=",", colalign=align))
+    headers = ["protections", "checkpoints", "schedules", "nodes", "verdict"]
+    # a label too long for its column (a profile's, say) gets a line of its own
+    long = {i for i, cells in enumerate(rows) if len(cells[0]) > LABEL_WIDTH}
+    widths = [max(len(x) for x in column) for column in zip(headers, *(c for i, c in enumerate(rows) if i not in long))]
+    right = (False, False, True, True, False)
+
+    def line(cells: list[str]) -> str:
+        return "  ".join(c.rjust(w) if r else c.ljust(w) for c, w, r in zip(cells, widths, right)).rstrip()
+
+    click.echo(line(headers))
+    click.echo(line(["-" * w for w in widths]))
+    for i, (r, cells) in enumerate(zip(results, rows)):
+        if i in long:
+            click.echo(cells[0])
+            cells = ["", *cells[1:]]
+        click.echo(line(cells))
+        if r.broken:  # the broken properties, with the schedules that broke each, on the next lines
+            names = [f"{name} {count:,}" for name, count in r.violations.items() if count]
+            click.echo(textwrap.fill("; ".join(names), width=80, initial_indent="    broken: ",
+                                     subsequent_indent="            ", break_on_hyphens=False))  # fmt: skip
+    judged = [p.name for p in bound.judged]
+    click.echo(textwrap.fill("judged: " + ", ".join(judged) + " (a count is the schedules that broke it)",
+                             width=80, subsequent_indent="    ", break_on_hyphens=False))  # fmt: skip
     broken = [r for r in results if r.broken]
     if broken:
         click.echo()
         click.echo("shortest counterexamples (sim trace FILE --check replays each):")
         for r in broken:
             for name, example in r.counterexamples.items():
-                click.echo(f"  {r.protections} {r.checkpoints}: {name} at t{example.tick} <- {example.describe()}")
+                click.echo(textwrap.fill(
+                    f"{r.protections} {r.checkpoints}: {name} at t{example.tick} <- {example.describe()}",
+                    width=80, initial_indent="  ", subsequent_indent="      ", break_on_hyphens=False))  # fmt: skip
                 click.echo(f"      {files[(r.protections, r.checkpoints, name)]}")
     hits = sum(r.horizon_reached for r in results)
     if hits:
         click.echo(f"warning: {hits} run(s) reached the engine's {checker.SETTING.horizon}-tick horizon guard")
     click.echo()
-    click.echo(_bound_line(bound, results, seconds, workers))
+    click.echo(textwrap.fill(_bound_line(bound, results, seconds, workers), width=80, break_on_hyphens=False))
 
 
 def _bound_line(bound: checker.CheckBound, results: list[checker.Result], seconds: float, workers: int) -> str:
