@@ -76,8 +76,19 @@ def check(max_faults: int, horizon: int, faults: str, sets: tuple[str, ...], pro
     workers = workers or min(cpus(), MAX_WORKERS)
     target = prepare_folder(out)  # fail on a bad --out before the work
     started = time.perf_counter()
-    with _progress(enabled=sys.stderr.isatty()) as progress, _executor(workers, scheduler) as (executor, workers):
-        results = checker.check(configs, bound, executor=executor, workers=workers, split=split, progress=progress)
+    try:
+        with _progress(enabled=sys.stderr.isatty()) as progress, _executor(workers, scheduler) as (executor, workers):
+            results = checker.check(configs, bound, executor=executor, workers=workers, split=split, progress=progress)
+    except checker.Interrupted as stop:  # Ctrl-C: what was checked so far, no files written
+        seconds = time.perf_counter() - started
+        note = (f"interrupted: not exhaustive: {stop.done:,} of {stop.total:,} units of work searched "
+                f"in {seconds:.1f} s; no files written")  # fmt: skip
+        if as_json:
+            emit_json({**_document(bound, stop.results, {}), "interrupted": note})
+        else:
+            _render(bound, stop.results, None, seconds, workers)
+        click.echo(note, err=True)
+        return 130
     seconds = time.perf_counter() - started
     files: dict[tuple[str, str, str], Path] = {}
     texts: dict[str, str] = {}
@@ -139,9 +150,10 @@ def _document(bound: checker.CheckBound, results: list[checker.Result],
                 "transitions": r.transitions,
                 "depth": r.depth,
                 "violations": dict(r.violations),
-                "verdict": verdict(r.broken),
+                "verdict": verdict(r.broken) if r.complete or r.broken else "not exhaustive",
                 "counterexamples": {
                     name: str(files[(r.protections, r.checkpoints, name)]) for name in r.counterexamples
+                    if (r.protections, r.checkpoints, name) in files
                 },
             }
             for r in results
@@ -153,12 +165,14 @@ def _document(bound: checker.CheckBound, results: list[checker.Result],
 LABEL_WIDTH = 24
 
 
-def _render(bound: checker.CheckBound, results: list[checker.Result], files: dict[tuple[str, str, str], Path],
-            seconds: float, workers: int) -> None:  # fmt: skip
+def _render(bound: checker.CheckBound, results: list[checker.Result],
+            files: dict[tuple[str, str, str], Path] | None, seconds: float, workers: int) -> None:  # fmt: skip
+    """The result table; `files` None: an interrupted check (nothing written, no bound line)."""
     rows = [
-        [r.protections, r.checkpoints, f"{r.schedules:,}", f"{r.nodes:,}", verdict(r.broken, bounded=True)]
+        [r.protections, r.checkpoints, f"{r.schedules:,}", f"{r.nodes:,}",
+         verdict(r.broken, bounded=True) if r.complete or r.broken else "not exhaustive"]
         for r in results
-    ]
+    ]  # fmt: skip
     headers = ["protections", "checkpoints", "schedules", "nodes", "verdict"]
     # a label too long for its column (a profile's, say) gets a line of its own
     long = {i for i, cells in enumerate(rows) if len(cells[0]) > LABEL_WIDTH}
@@ -183,6 +197,8 @@ def _render(bound: checker.CheckBound, results: list[checker.Result], files: dic
     click.echo(textwrap.fill("judged: " + ", ".join(judged) + " (a count is the schedules that broke it)",
                              width=80, subsequent_indent="    ", break_on_hyphens=False))  # fmt: skip
     broken = [r for r in results if r.broken]
+    if files is None:
+        return
     if broken:
         click.echo()
         click.echo("shortest counterexamples (sim trace FILE --check replays each):")
