@@ -7,7 +7,7 @@ import pytest
 from sim import scenario as scenarios
 from sim.errors import ScenarioError, ScheduleError
 from sim.faults import PosterDeath, ReportChange, Silence
-from sim.properties import NAMES
+from sim.properties import ARTICLE_NAMES as NAMES  # the article's invariants (beyond it: docs/outside.md)
 from sim.run import run_scenario
 from sim.switches import Switches
 

@@ -1,7 +1,7 @@
 """The properties of a run, as data: one module per property, registered in `base`.
 
 Safety properties (always): duplicate-effect, misused-dependant, stale-write,
-two-acceptances, wrong-acceptance: the invariants, whose breaks the outcome lists as
+two-acceptances, wrong-acceptance, and beyond the article's model faithful-digest: the invariants, whose breaks the outcome lists as
 `violations`, the swimlane marks with "!" and `sim explore`/`sim check` search for.
 Progress properties (eventually, judged at the end of the run): effects-confirmed and
 finished (the outcome's `finished` field).
@@ -14,6 +14,7 @@ from __future__ import annotations
 from sim.properties import (  # noqa: F401  (each module registers its property)
     duplicate_effect,
     effects_confirmed,
+    faithful_digest,
     finished,
     misused_dependant,
     stale_write,
