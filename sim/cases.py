@@ -57,12 +57,41 @@ CASES: tuple[Case, ...] = (
         "the false suspicion itself",
     ),
     Case(
+        5, "Undeclared or mutable inputs",
+        ("undeclared-read", "snapshot-mutated", "undeclared-read-keyed"),
+        "faithful-digest with all four protections on: a step restored by its key although a "
+        "section it also read has changed (reads=next-section), or a step computed from bytes "
+        "that changed under their hash",
+        "for the undeclared read, declaring it in the key (reads=next-section-keyed)",
+        "keys that name every byte a step reads, and snapshots that cannot change after hashing",
+    ),
+    Case(
+        6, "A fallible assessor",
+        ("wrong-summary", "wrong-summary-figures"),
+        "faithful-digest with all four protections on: a summary wrong in content and right in "
+        "form is accepted, and the newsletter quotes a wrong figure",
+        "an assessor that checks the figures (assessor=figures), which also strikes the wrong "
+        "step's journal record so that the rebuild computes it again",
+        "a judgement that is itself wrong: an acceptance records what was checked",
+    ),
+    Case(
         7, "Journal and effect are never one transaction",
         ("main", "duplicate-effect"),
         "a poster can die before its intent, after it, or after its send; after the send "
         "the answer is lost, and a resend without a recognisable key posts twice",
         "the successor's reconcile and the per-operation key",
         "the gap itself: no write of a post is atomic with the feed",
+    ),
+    Case(
+        8, "Orchestration code that changes under running work",
+        ("code-changed-mixed", "code-changed-strict", "code-changed-keyed"),
+        "with the defaults a successor of new code restores steps of the old code: a silently "
+        "mixed digest (faithful-digest); with replay=strict the successor stops with a "
+        "non-determinism error and the run never finishes",
+        "the code version in the journal key (journal_code=yes): the steps are redone, at the "
+        "cost of model calls",
+        "an attempt already running when the code changes finishes under the old code: nothing "
+        "compares a digest's code with the code in force at its acceptance",
     ),
     Case(
         10, "Losing the journal",

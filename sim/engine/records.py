@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-JournalKey = int | tuple[int, int]
+JournalKey = int | tuple[int, ...]
 
 
 def journal_key(step: int, content: int | None) -> JournalKey:
@@ -20,15 +20,43 @@ def journal_key(step: int, content: int | None) -> JournalKey:
     return step if content is None else (step, content)
 
 
+def extended_key(step: int, content: int | None, extra: tuple[int, ...]) -> JournalKey:
+    """The journal's key with what knobs beyond the article's model add to it (docs/outside.md,
+    cases 5 and 8): the hash of a declared extra section, the code version. With none it is
+    `journal_key`."""
+    key = journal_key(step, content)
+    if not extra:
+        return key
+    return (key, *extra) if isinstance(key, int) else (*key, *extra)
+
+
+class Truth(NamedTuple):
+    """What one computed step really read and ran under: ground truth the model's records do
+    not hold (beyond the article's model, docs/outside.md cases 5, 6 and 8). The article's
+    model always has `PLAIN`: the bytes its key names, nothing else, a correct call, code 1."""
+
+    changed: bool = False  # the bytes of its own section were not the bytes its hash names
+    #: undeclared (or declared, with reads=next-section-keyed) sections it read besides its
+    #: own: (section 0-based, content revision, its bytes changed under the hash)
+    also: tuple[tuple[int, int, bool], ...] = ()
+    wrong: bool = False  # the model call returned a summary wrong in content
+    code: int = 0  # the code version (0-based) it was computed under
+
+
+PLAIN = Truth()
+
+
 class JournalRecord(NamedTuple):
     result: str
     content: int  # the section content revision the result was computed from
     attempt: int
+    truth: Truth = PLAIN
 
 
 class Part(NamedTuple):
     result: str
     content: int
+    truth: Truth = PLAIN
 
 
 def result_id(i: int, n: int) -> str:

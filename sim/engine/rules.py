@@ -34,8 +34,10 @@ from sim.engine.records import (
     JournalKey,
     JournalRecord,
     Part,
+    PLAIN,
+    Truth,
+    extended_key,
     has_called,
-    journal_key,
     receive,
     result_id,
 )
@@ -51,9 +53,9 @@ from sim.engine.state import (
     Status,
     find_candidate,
 )
-from sim.faults import Fault, Hold, Loss, Moment, PostPoint, Stall, Unheard
+from sim.faults import CodeChange, Fault, Hold, Loss, Moment, Mutation, PostPoint, Stall, Unheard
 from sim.switches import Key, Rule
-from sim.trace import Event, Kind, revenue
+from sim.trace import Event, Kind, quoted
 
 _new = tuple.__new__
 NO_EVENTS: tuple[Event, ...] = ()
@@ -74,14 +76,15 @@ class Draft:
         "setup", "versions", "version", "last_change", "last_acceptance", "epoch", "journal",
         "candidates", "acceptances", "effects", "feed", "posts", "sends", "attempts", "owner",
         "assessed", "newsletter", "tick", "finished", "last_tick", "horizon_reached",
-        "events", "faults",
+        "code", "mutated", "events", "faults",
     )  # fmt: skip
 
     def __init__(self, s: State, faults: Faults) -> None:
         (self.setup, self.versions, self.version, self.last_change, self.last_acceptance,
          self.epoch, self.journal, self.candidates, self.acceptances, self.effects, self.feed,
          self.posts, self.sends, self.attempts, self.owner, self.assessed, self.newsletter,
-         self.finished, self.last_tick, self.horizon_reached, self.tick) = s  # fmt: skip
+         self.finished, self.last_tick, self.horizon_reached, self.code, self.mutated,
+         self.tick) = s  # fmt: skip
         self.events: list[Event] = []
         self.faults = faults
 
@@ -90,7 +93,8 @@ class Draft:
             self.setup, self.versions, self.version, self.last_change, self.last_acceptance,
             self.epoch, self.journal, self.candidates, self.acceptances, self.effects, self.feed,
             self.posts, self.sends, self.attempts, self.owner, self.assessed, self.newsletter,
-            self.finished, self.last_tick, self.horizon_reached, self.tick,
+            self.finished, self.last_tick, self.horizon_reached, self.code, self.mutated,
+            self.tick,
         ))  # fmt: skip
 
     def done(self) -> Step:
@@ -115,18 +119,19 @@ class Worker:
     __slots__ = (
         "n", "token", "pin", "inherited", "status", "next_tick", "crashed", "silent_since",
         "results", "unwritten", "step", "phase", "held", "verdict", "candidate", "ended", "unheard",
+        "code",
     )  # fmt: skip
 
     def __init__(self, a: AttemptState) -> None:
         (self.n, self.token, self.pin, self.inherited, self.status, self.next_tick, self.crashed,
          self.silent_since, self.results, self.unwritten, self.step, self.phase, self.held,
-         self.verdict, self.candidate, self.ended, self.unheard) = a  # fmt: skip
+         self.verdict, self.candidate, self.ended, self.unheard, self.code) = a  # fmt: skip
 
     def freeze(self) -> AttemptState:
         return _new(AttemptState, (
             self.n, self.token, self.pin, self.inherited, self.status, self.next_tick, self.crashed,
             self.silent_since, self.results, self.unwritten, self.step, self.phase, self.held,
-            self.verdict, self.candidate, self.ended, self.unheard,
+            self.verdict, self.candidate, self.ended, self.unheard, self.code,
         ))  # fmt: skip
 
 
@@ -176,10 +181,29 @@ def guard(d: Draft, tick: int, w: Worker, store: str, detail: dict[str, Any]) ->
 
 
 def journal_steps(d: Draft, w: Worker, steps: Steps) -> None:
+    setup = d.setup
     for i, part in steps:
         assert part is not None
-        key = journal_key(i, part.content if d.setup.pins else None)
-        d.journal = put_pair(d.journal, key, JournalRecord(part.result, part.content, w.n))
+        truth = part.truth
+        if setup.pins:
+            extra = (truth.also[0][1],) if setup.reads_keyed and truth.also else ()
+            key = extended_key(i, part.content, extra + ((truth.code,) if setup.journal_code else ()))
+        else:
+            key = extended_key(i, None, (truth.code,) if setup.journal_code else ())
+        d.journal = put_pair(d.journal, key, JournalRecord(part.result, part.content, w.n, truth))
+
+
+def step_key(d: Draft, w: Worker, i: int) -> JournalKey:
+    """The key an attempt looks step i up by: the step and, with pins on, the hash of its
+    section in the pinned version (beyond the article's model: the next section's hash with
+    reads=next-section-keyed, the code version with journal_code=yes)."""
+    setup = d.setup
+    code = (w.code,) if setup.journal_code else ()
+    if w.pin is None:
+        return extended_key(i, None, code)
+    snapshot = d.versions[w.pin]
+    extra = (snapshot[i + 1],) if setup.reads_keyed and i + 1 < len(snapshot) else ()
+    return extended_key(i, snapshot[i], extra + code)
 
 
 def write_journal(d: Draft, tick: int, w: Worker, steps: Steps) -> bool:
@@ -245,6 +269,12 @@ def input_phase(state: State, tick: int, faults: Faults) -> Step:
     d = Draft(state, faults)
     if isinstance(directive, Loss):
         return lose(d, tick, directive.store)
+    if isinstance(directive, Mutation):
+        return mutate(d, tick, directive.section)
+    if isinstance(directive, CodeChange):
+        d.code += 1
+        d.log(tick, Kind.CODE_CHANGED, None, {"code": d.code + 1})
+        return d.done()
     sections: tuple[int, ...] = directive  # type: ignore[assignment]
     content = tuple(rev + 1 if i + 1 in sections else rev for i, rev in enumerate(d.content))
     d.versions = d.versions + (content,)
@@ -267,6 +297,17 @@ def lose(d: Draft, tick: int, store: str) -> Step:
     else:
         records, d.effects = len(d.effects), ()
     d.log(tick, Kind.LOST, None, {"store": store, "records": records})
+    return d.done()
+
+
+def mutate(d: Draft, tick: int, section: int) -> Step:
+    """A snapshot mutation (beyond the article's model): the bytes of a section of the current
+    report change in place; its content hash, the version and every key naming it stay."""
+    i = section - 1
+    content = d.content[i]
+    if (i, content) not in d.mutated:
+        d.mutated = tuple(sorted(d.mutated + ((i, content),)))
+    d.log(tick, Kind.MUTATED, None, {"section": section, "version": d.version + 1, "content": content})
     return d.done()
 
 
@@ -307,7 +348,12 @@ def program(d: Draft, w: Worker, t: int) -> int | None:
         silence = directive  # type: ignore[assignment]
     if w.phase == STEPS:
         if d.setup.rereads or not has_called(w.n, w.results):  # zombie=from-memory: only before its first call
-            while w.step < len(w.results) and restore(d, w, t, w.step):
+            while w.step < len(w.results):
+                restored = restore(d, w, t, w.step)
+                if restored is None:  # a strict replay met a record of other code: stuck
+                    return None
+                if not restored:
+                    break
                 w.step += 1
         if w.step < len(w.results):
             part = compute(d, w, t, w.step)
@@ -387,22 +433,47 @@ def assemble(d: Draft, w: Worker, t: int) -> int | None:
     return t + 1
 
 
-def restore(d: Draft, w: Worker, t: int, i: int) -> bool:
-    """A step whose journal key matches is restored at no cost (no tick, no call)."""
-    key = journal_key(i, None if w.pin is None else d.versions[w.pin][i])
-    record = journal_get(d.journal, key)
+def restore(d: Draft, w: Worker, t: int, i: int) -> bool | None:
+    """A step whose journal key matches is restored at no cost (no tick, no call). With
+    replay=strict (beyond the article's model) a matching record written under other code
+    is a non-determinism error: the attempt stops there, still running (None)."""
+    record = journal_get(d.journal, step_key(d, w, i))
     if record is None:
         return False
-    w.results = w.results[:i] + (Part(record.result, record.content),) + w.results[i + 1:]
+    if d.setup.strict and record.truth.code != w.code:
+        d.log(t, Kind.REPLAY_FAILED, w.n, {"step": i + 1, "recorded": record.truth.code + 1, "code": w.code + 1})
+        return None
+    w.results = w.results[:i] + (Part(record.result, record.content, record.truth),) + w.results[i + 1:]
     d.log(t, Kind.RESTORED, w.n, {"step": i + 1, "result": record.result, "by": record.attempt, "content": record.content})
     return True
 
 
 def compute(d: Draft, w: Worker, t: int, i: int) -> Part:
-    """One model call. With pins on it reads the pinned snapshot, otherwise the live report."""
-    content = d.versions[w.pin][i] if w.pin is not None else d.content[i]
-    part = Part(result_id(i, w.n), content)
-    d.log(t, Kind.COMPUTED, w.n, {"step": i + 1, "result": part.result, "content": content})
+    """One model call. With pins on it reads the pinned snapshot, otherwise the live report.
+
+    Beyond the article's model it also records what the call really read and ran under (its
+    `Truth`): bytes changed under their hash, the next section (reads=next-section), a wrong
+    summary (the CALL moment's fault), the attempt's code version. The `computed` event
+    names each only when it is not the article's case, so the article's events are unchanged."""
+    snapshot = d.versions[w.pin] if w.pin is not None else d.versions[d.version]
+    content = snapshot[i]
+    mutated = d.mutated
+    changed = bool(mutated) and (i, content) in mutated
+    also: tuple[tuple[int, int, bool], ...] = ()
+    if d.setup.reads_next and i + 1 < len(snapshot):
+        also = ((i + 1, snapshot[i + 1], (i + 1, snapshot[i + 1]) in mutated),)
+    wrong = d.faults.consult(t, Moment.CALL, (w.n, i + 1)) is not None
+    part = Part(result_id(i, w.n), content, Truth(changed, also, wrong, w.code))
+    detail: dict[str, Any] = {"step": i + 1, "result": part.result, "content": content}
+    if changed:
+        detail["changed"] = True
+    if also:
+        detail["also"] = [[s + 1, c, m] for s, c, m in also]
+    if wrong:
+        detail["wrong"] = True
+    if w.code:
+        detail["code"] = w.code + 1
+    d.log(t, Kind.COMPUTED, w.n, detail)
     return part
 
 
@@ -514,7 +585,7 @@ def admit(d: Draft, tick: int, reason: str, inherit: str | None) -> None:
         next_tick=tick + 1,  # it does not act in the tick it was admitted
         crashed=False, silent_since=None, results=(None,) * d.setup.sections, unwritten=(),
         step=0, phase=POST if inherit is not None else STEPS, held=None, verdict=None,
-        candidate=inherit, ended=None,
+        candidate=inherit, ended=None, unheard=None, code=d.code,
     ),)  # fmt: skip
     d.owner = n
     d.log(tick, Kind.ADMITTED, n, {
@@ -539,12 +610,21 @@ def assess(state: State, t: int, faults: Faults) -> Step:
             d.last_acceptance = t
             producer.verdict = (True, t)
             d.put(producer.freeze())
-            d.log(t, Kind.ACCEPTED, None, {
+            detail: dict[str, Any] = {
                 "digest": c.digest, "producer": c.attempt,
                 "version": None if version is None else version + 1,
                 "built_from": list(c.built_from),
-            })  # fmt: skip
+            }  # fmt: skip
+            if d.code or any(p.truth != PLAIN for p in c.parts):  # beyond the article's model
+                detail["code"] = d.code + 1
+                detail["truth"] = [
+                    [i + 1, p.truth.changed, [[s + 1, rev, m] for s, rev, m in p.truth.also], p.truth.wrong, p.truth.code + 1]
+                    for i, p in enumerate(c.parts)
+                ]  # fmt: skip
+            d.log(t, Kind.ACCEPTED, None, detail)
             continue
+        if d.setup.figures:
+            strike(d, c)
         producer.verdict = (False, t)
         d.log(t, Kind.REFUSED, None, {"digest": c.digest, "producer": c.attempt, "reason": reason})
         # running -> refused; a silent UNKNOWN producer stays UNKNOWN (a crashed one for
@@ -560,6 +640,10 @@ def assess(state: State, t: int, faults: Faults) -> Step:
 def refusal(d: Draft, c: Candidate) -> str | None:
     if stale(d.setup, c.token, c.attempt, d.epoch, d.owner):
         return "stale token"
+    if d.setup.figures:  # beyond the article's model: the assessor reads every figure
+        wrong = [f"s{i + 1}" for i, p in enumerate(c.parts) if p.truth.wrong]
+        if wrong:
+            return f"the figures of {', '.join(wrong)} do not match the section; its journal record is struck"
     if not d.setup.pins:
         return None  # every complete candidate is accepted
     if c.pin != d.version:
@@ -569,6 +653,15 @@ def refusal(d: Draft, c: Candidate) -> str | None:
     if any(a.version == d.version for a in d.acceptances):
         return f"a digest is already accepted for v{d.version + 1}"
     return None
+
+
+def strike(d: Draft, c: Candidate) -> None:
+    """assessor=figures (beyond the article's model): the journal records of a refused
+    digest's wrong parts are struck, so that the rebuild computes those steps again rather
+    than restoring the same wrong summaries by key."""
+    wrong = {p.result for p in c.parts if p.truth.wrong}
+    if wrong:
+        d.journal = tuple((key, record) for key, record in d.journal if record.result not in wrong)
 
 
 def gate(state: State, t: int, faults: Faults) -> Step:
@@ -582,7 +675,7 @@ def gate(state: State, t: int, faults: Faults) -> Step:
     d.newsletter = digest.digest
     accepted = any(a.digest == digest.digest for a in state.acceptances)
     d.log(t, Kind.NEWSLETTER, None, {
-        "digest": digest.digest, "quote": revenue(digest.parts[1].content),
+        "digest": digest.digest, "quote": quoted(digest.parts[1].content, digest.parts[1].truth.wrong),
         "built_from": list(digest.built_from), "accepted": accepted,
     })  # fmt: skip
     return d.done()

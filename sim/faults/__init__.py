@@ -8,15 +8,19 @@ from sim.faults.base import (
     FAULT_SETS,
     KINDS,
     Bounds,
+    WRONG,
     Choices,
+    CodeChange,
     Fault,
     Hold,
     Loss,
     Moment,
+    Mutation,
     PostPoint,
     RunFacts,
     Stall,
     Unheard,
+    Wrong,
     by_key,
     canonical,
     check_order,
@@ -26,12 +30,15 @@ from sim.faults.base import (
     unregister,
 )
 from sim.faults.change import ReportChange
+from sim.faults.code import CodeUpdate
 from sim.faults.delay import HeartbeatDelay
 from sim.faults.death import PosterDeath
 from sim.faults.duplicate import DuplicateDelivery
 from sim.faults.loss import StorageLoss
+from sim.faults.mutation import SnapshotMutation
 from sim.faults.pause import PosterPause
 from sim.faults.silence import Silence
+from sim.faults.wrong import WrongSummary
 
 register(Silence)
 register(ReportChange)
@@ -41,11 +48,17 @@ register(DuplicateDelivery)
 register(PosterPause)
 register(StorageLoss)
 register(HeartbeatDelay)
+register(SnapshotMutation)
+register(WrongSummary)
+register(CodeUpdate)
 
 __all__ = [
     "FAULT_SETS",
     "KINDS",
+    "WRONG",
     "Choices",
+    "CodeChange",
+    "CodeUpdate",
     "DuplicateDelivery",
     "Bounds",
     "Fault",
@@ -53,15 +66,19 @@ __all__ = [
     "Hold",
     "Loss",
     "Moment",
+    "Mutation",
     "PostPoint",
     "PosterDeath",
     "PosterPause",
     "ReportChange",
     "RunFacts",
     "Silence",
+    "SnapshotMutation",
     "Stall",
     "StorageLoss",
     "Unheard",
+    "Wrong",
+    "WrongSummary",
     "by_key",
     "canonical",
     "check_order",

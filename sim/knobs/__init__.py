@@ -1,6 +1,7 @@
 """Knobs beyond the article's model: one module per knob, each registered where it is
 declared, imported below in registry order. `docs/extending.md` says how to add one."""
 
+from sim.knobs import assessor, journal_code, reads, replay  # noqa: F401  (each registers its knob)
 from sim.knobs.base import KNOBS, Knob, Knobs, register
 from sim.knobs import (  # noqa: F401  (each module registers its knob)
     receiver,  # case 2: a receiver with no idempotency

@@ -2,7 +2,8 @@
 
 Safety properties (always): duplicate-effect, misused-dependant, stale-write,
 two-acceptances, wrong-acceptance, and beyond the article's model uncorrected-duplicate
-(judged only with the feed's knobs set, docs/outside.md cases 2 and 3): the invariants, whose breaks the outcome lists as
+(judged only with the feed's knobs set, docs/outside.md cases 2 and 3) and faithful-digest
+(cases 5, 6 and 8): the invariants, whose breaks the outcome lists as
 `violations`, the swimlane marks with "!" and `sim explore`/`sim check` search for.
 Progress properties (eventually, judged at the end of the run): effects-confirmed and
 finished (the outcome's `finished` field).
@@ -15,6 +16,7 @@ from __future__ import annotations
 from sim.properties import (  # noqa: F401  (each module registers its property)
     duplicate_effect,
     effects_confirmed,
+    faithful_digest,
     finished,
     misused_dependant,
     stale_write,

@@ -529,9 +529,9 @@ legend code{font-weight:400;font-size:.8em;color:var(--muted);background:none}
 .beyond{max-width:1280px;margin:1.5rem auto 0;padding:0 1rem}
 .case{margin:1.2rem 0;padding-top:.6rem;border-top:1px solid var(--line)}
 .case h3{margin:.2rem 0 .4rem}
-.case-facts{display:grid;grid-template-columns:max-content 1fr;gap:.15rem .8rem;margin:0 0 .6rem;font-size:.9rem}
+.case-facts{display:grid;grid-template-columns:max-content minmax(0,1fr);gap:.15rem .8rem;margin:0 0 .6rem;font-size:.9rem}
 .case-facts dt{font-weight:600;color:var(--muted)}
-.case-facts dd{margin:0}
+.case-facts dd{margin:0;overflow-wrap:anywhere}
 .case-run{margin:.6rem 0}
 .case-run figcaption{font-size:.85rem;margin-bottom:.25rem}
 .lane-head{display:flex;flex-wrap:wrap;align-items:baseline;justify-content:space-between;gap:0 1rem}

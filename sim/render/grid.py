@@ -37,8 +37,11 @@ from sim.trace import Event, Kind, ReportHistory, Trace
 #: uses, in this order, each with the first symbol that used it in that grid.
 LEGEND: dict[str, tuple[str, str, str, str]] = {
     "report": ("Report", "v2", "changed", "report version from this tick"),
+    "mutated": ("Report", "s2~", "changed", "a section's bytes change under its hash"),
+    "code": ("Report", "c2", "changed", "orchestration code version from this tick"),
     "admitted": ("Attempts", "T42", "admitted", "admitted with this owner token"),
     "step": ("Attempts", "s2", "running", "computes this step (model call)"),
+    "step-wrong": ("Attempts", "s2*", "running", "computes this step wrongly (right in form)"),
     "assemble": ("Attempts", "asm", "running", "writes its candidate"),
     "post": ("Attempts", "post", "running", "sends the announcement"),
     "wake": ("Attempts", "wake", "running", "wakes from a pause"),
@@ -50,6 +53,7 @@ LEGEND: dict[str, tuple[str, str, str, str]] = {
     "stopped": ("Attempts", "stop", "refused", "candidate refused, stops"),
     "died": ("Attempts", "died", "died", "dies while posting"),
     "done": ("Attempts", "done", "done", "announcement confirmed"),
+    "replay-failed": ("Attempts", "err", "rejected", "non-determinism error: stuck"),
     "written": ("Journal", "v1", "written", "record, computed from this version"),
     "restored": ("Journal", "↺", "restored", "restored, not redone"),
     "rejected": ("Journal", "✗v1", "rejected", "stale write rejected"),
@@ -272,10 +276,11 @@ LIFELINE_MARKS: dict[Kind, tuple[str, str, str, dict[str, bool]]] = {
     Kind.STOPPED: ("stop", "refused", "stopped", {"ended": True}),
     Kind.DIED: ("died", "died", "died", {"silent": True}),
     Kind.DONE: ("done", "done", "done", {"ended": True}),
+    Kind.REPLAY_FAILED: ("err", "rejected", "replay-failed", {"ended": True}),
 }
 
 #: the legend keys of the marks that end an attempt
-ENDINGS = ("fenced", "stopped", "died", "done")
+ENDINGS = ("fenced", "stopped", "died", "done", "replay-failed")
 
 
 @dataclass(slots=True)
@@ -293,7 +298,10 @@ class _Lifeline:
         d = e.detail
         work = "stale" if self.token < epoch else "running"
         if e.kind is Kind.COMPUTED:
-            marks.append((Mark(f"s{d['step']}", work, "step"), index))
+            if d.get("wrong"):  # beyond the article's model: a wrong summary
+                marks.append((Mark(f"s{d['step']}*", work, "step-wrong"), index))
+            else:
+                marks.append((Mark(f"s{d['step']}", work, "step"), index))
         elif e.kind is Kind.WRITE and d["record"] == "candidate" and d["applied"]:
             marks.append((Mark("asm", work, "assemble"), index))
         elif e.kind is Kind.SILENT:
@@ -318,7 +326,7 @@ class _Lifeline:
 
 def _fall_silent(marks: list[tuple[Mark, int | None]], index: int) -> None:
     """Falling silent: right after a step it turns that step's mark into "s2…"."""
-    if marks and marks[-1][0].legend == "step":
+    if marks and marks[-1][0].legend in ("step", "step-wrong"):
         prev, at = marks[-1]
         marks[-1] = (Mark(prev.text + "…", "silent", "silent"), at)
         marks.append((Mark("", "silent", "silent"), index))
@@ -427,6 +435,10 @@ class _Builder:
         for i, e in self.events:
             if e.kind is Kind.REPORT_CHANGED:
                 self.add("report", e.tick, Mark(f"v{e.detail['version']}", "changed", "report"), i)
+            elif e.kind is Kind.MUTATED:  # beyond the article's model
+                self.add("report", e.tick, Mark(f"s{e.detail['section']}~", "changed", "mutated"), i)
+            elif e.kind is Kind.CODE_CHANGED:  # beyond the article's model
+                self.add("report", e.tick, Mark(f"c{e.detail['code']}", "changed", "code"), i)
 
     def attempts(self) -> list[tuple[int, int]]:
         """One lifeline per attempt; returns (attempt, token) in admission order."""
