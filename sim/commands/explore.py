@@ -49,7 +49,8 @@ def explore(examples: int, seed: int | None, sets: tuple[str, ...], profile: str
 
     Each invariant broken is shrunk to a small schedule and written as a scenario file that
     `sim trace FILE --check` replays. Exit status 1 when an invariant whose protection is on
-    broke; 0 otherwise (an invariant broken with its protection switched off is expected).
+    broke; 0 otherwise (an invariant broken with its protection switched off is expected, and
+    one broken only by a fault beyond the article's model is reported as such).
     """
     switches = for_own_schedules(switch_values(sets, profile), "explore")
     prepare_out(out)  # fail on a bad --out before the search
@@ -136,7 +137,11 @@ def report_lines(result: Exploration) -> list[str]:
         lines.append(f"no invariant broken in {result.runs:,} schedules")
     for f in result.findings:
         prop = BY_NAME[f.invariant]
-        why = f"expected: {prop.unguarded_by(result.switches)}" if f.expected else "UNEXPECTED: its protection is on"
+        outside = "beyond the article's model, case " + ", ".join(map(str, f.beyond)) + " of docs/outside.md"
+        if f.expected:
+            why = f"expected: {prop.unguarded_by(result.switches)}" + (f"; {outside}" if f.beyond else "")
+        else:
+            why = outside if f.beyond else "UNEXPECTED: its protection is on"
         where = f" -> {f.path}" if f.path is not None else ""
         lines.append(
             f"broken: {f.invariant} at t{f.tick} ({why}); first in schedule #{f.found_at}, "
