@@ -37,6 +37,8 @@ class Kind(Enum):
     NEWSLETTER = "newsletter"
     LOST = "lost"  # a storage loss (beyond the article's model: `sim.faults.loss`)
     UNHEARD = "unheard"  # heartbeats delayed while working (beyond it: `sim.faults.delay`)
+    CONTROLLER_DOWN = "controller-down"  # the controller crashes (beyond it: `sim.faults.restart`)
+    CONTROLLER_UP = "controller-up"  # and restarts, with what survived on storage
 
 
 class Event(NamedTuple):

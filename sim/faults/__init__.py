@@ -14,6 +14,7 @@ from sim.faults.base import (
     Loss,
     Moment,
     PostPoint,
+    Restart,
     RunFacts,
     Stall,
     Unheard,
@@ -31,6 +32,7 @@ from sim.faults.death import PosterDeath
 from sim.faults.duplicate import DuplicateDelivery
 from sim.faults.loss import StorageLoss
 from sim.faults.pause import PosterPause
+from sim.faults.restart import ControllerRestart
 from sim.faults.silence import Silence
 
 register(Silence)
@@ -41,11 +43,13 @@ register(DuplicateDelivery)
 register(PosterPause)
 register(StorageLoss)
 register(HeartbeatDelay)
+register(ControllerRestart)
 
 __all__ = [
     "FAULT_SETS",
     "KINDS",
     "Choices",
+    "ControllerRestart",
     "DuplicateDelivery",
     "Bounds",
     "Fault",
@@ -57,6 +61,7 @@ __all__ = [
     "PosterDeath",
     "PosterPause",
     "ReportChange",
+    "Restart",
     "RunFacts",
     "Silence",
     "Stall",

@@ -61,7 +61,7 @@ class Moment(Enum):
     `directive` tells the engine to do."""
 
     #: the input phase of tick t; where (t,); directive: the sections that get new content,
-    #: or a `Loss` (a store loses its records)
+    #: a `Loss` (a store loses its records) or a `Restart` (the controller goes down)
     INPUT = 0
     #: attempt #n begins what it does at tick t; where (n, t); directive: a `Stall`, or an
     #: `Unheard` (its heartbeats stop reaching the controller while it works on)
@@ -104,6 +104,14 @@ class Loss:
     "effects"), at the start of the tick."""
 
     store: str
+
+
+@dataclass(frozen=True, slots=True)
+class Restart:
+    """An INPUT directive: the controller crashes at the start of the tick and restarts
+    `down` ticks later, in its own phase of that tick; until then its phase does nothing."""
+
+    down: int
 
 
 @dataclass(frozen=True, slots=True)
