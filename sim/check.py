@@ -170,6 +170,8 @@ class Result:
     nodes: int = 0
     transitions: int = 0
     depth: int = 0
+    #: every unit of the configuration was searched (False: the check was interrupted first)
+    complete: bool = True
 
     @property
     def protections(self) -> str:
@@ -192,8 +194,9 @@ class Result:
         return properties.verdict(self.broken)
 
 
-def result_of(config: Config, found: Found, judged: tuple[str, ...]) -> Result:
+def result_of(config: Config, found: Found, judged: tuple[str, ...], complete: bool = True) -> Result:
     return Result(
+        complete=complete,
         config=config,
         schedules=found.schedules,
         violations={name: found.violations.get(name, 0) for name in judged},
@@ -275,19 +278,40 @@ def check(configs: Sequence[Config], bound: CheckBound, executor: Executor | Non
     queue.reverse()
     inflight: dict[Future[Found], Unit] = {}
     done = 0
-    while queue or inflight:
-        while queue and len(inflight) < 2 * max(1, workers):
-            unit = queue.pop()
-            inflight[executor.submit(run_unit, unit)] = unit
-        finished, _ = wait(list(inflight), return_when=FIRST_COMPLETED)
-        for future in finished:
-            unit = inflight.pop(future)
-            found[unit.index].add(future.result())
-            done += 1
-        if progress is not None:
-            progress(done, total, sum(f.nodes for f in found))
+    left = [0] * len(configs)  # units not yet searched, per configuration
+    for unit in queue:
+        left[unit.index] += 1
     judged = tuple(p.name for p in bound.judged)
+    try:
+        while queue or inflight:
+            while queue and len(inflight) < 2 * max(1, workers):
+                unit = queue.pop()
+                inflight[executor.submit(run_unit, unit)] = unit
+            finished, _ = wait(list(inflight), return_when=FIRST_COMPLETED)
+            for future in finished:
+                unit = inflight.pop(future)
+                found[unit.index].add(future.result())
+                left[unit.index] -= 1
+                done += 1
+            if progress is not None:
+                progress(done, total, sum(f.nodes for f in found))
+    except KeyboardInterrupt:
+        for future in inflight:
+            future.cancel()
+        partial = [result_of(config, f, judged, complete=not n) for config, f, n in zip(configs, found, left)]
+        raise Interrupted(partial, done, total) from None
     return [result_of(config, f, judged) for config, f in zip(configs, found)]
+
+
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C during a check: the results of the units searched so far (a configuration
+    with units left is not `complete`), and how many of all the units were done."""
+
+    def __init__(self, results: list[Result], done: int, total: int) -> None:
+        super().__init__(f"interrupted after {done} of {total} units of work")
+        self.results = results
+        self.done = done
+        self.total = total
 
 
 # -- the configurations `--protections` names ----------------------------------------------------

@@ -16,6 +16,10 @@ digest over events are unchanged). This module says what that dict holds, per ki
   the event does to its attempt's lifecycle status and silence (docs/model.md, "Heartbeats
   and silence").
 
+A field declared with a default is optional: the engine writes it only when something beyond
+the article's model is in play (docs/outside.md), so every event of the article's model keeps
+exactly its article fields; `EventKind.fields` leaves out an optional field a detail lacks.
+
 Types are the JSON values the engine writes. JSON has one kind of array, so a fixed-shape
 array (a journal step `[step, result, content]`, a candidate part `[result, content]`) is
 declared as a tuple type but is a list at run time: read it by index or by unpacking, and do
@@ -25,7 +29,7 @@ not compare it with a tuple. `conforms` checks a value against a declared type t
 from __future__ import annotations
 
 import types
-from dataclasses import dataclass, fields
+from dataclasses import MISSING, dataclass, fields
 from typing import Any, ClassVar, Literal, Union, get_args, get_origin, get_type_hints
 
 from sim.trace import Event, Kind, revenue
@@ -37,6 +41,13 @@ Versions = tuple[tuple[int, ...], ...]
 Step = tuple[int, str, int]
 #: one part of a candidate: [result, section content revision].
 PartRecord = tuple[str, int]
+#: another section a step read (beyond the article's model): [section (1-based), content
+#: revision, its bytes changed under the hash].
+Also = tuple[int, int, bool]
+#: what one part of an accepted digest really read and ran under (beyond the article's model):
+#: [step, its own bytes changed under the hash, the other sections it read, wrong summary,
+#: code version (1-based)].
+PartTruth = tuple[int, bool, list[Also], bool, int]
 
 
 class Payload:
@@ -114,9 +125,13 @@ class Accepted(Payload):
     producer: int  # the attempt that built the candidate
     version: int | None  # the 1-based version it is accepted for; None with pins off
     built_from: list[int]  # the content revision of each section its parts read
+    # beyond the article's model (docs/outside.md, cases 5, 6 and 8), written only then:
+    code: int | None = None  # the code version in force (1-based)
+    truth: list[PartTruth] | None = None  # what each part really read and ran under
 
     def narrate(self, who: str) -> str:
-        return f"digest {self.digest} of #{self.producer} accepted{_recorded(self.version)}"
+        code = "" if self.code is None else f" under code v{self.code}"
+        return f"digest {self.digest} of #{self.producer} accepted{_recorded(self.version)}{code}"
 
     def phrase(self, versions: Versions) -> str:
         built = _built(versions, self.built_from)
@@ -205,12 +220,30 @@ class Computed(Payload):
     step: int  # 1-based
     result: str
     content: int  # the section content revision it read
+    # beyond the article's model (docs/outside.md, cases 5, 6 and 8), each written only when
+    # it is not the article's case:
+    changed: bool = False  # the bytes it read are not the ones the section's hash names
+    also: list[Also] | None = None  # other sections it read (reads=next-section...)
+    wrong: bool = False  # the summary is wrong in content, right in form
+    code: int | None = None  # the code version it ran under, when not the first
+
+    def extras(self) -> str:
+        out = []
+        if self.changed:
+            out.append("its section's bytes changed under their hash")
+        for section, rev, changed in self.also or ():
+            out.append(f"also reads section {section} rev {rev}" + (" (changed bytes)" if changed else ""))
+        if self.wrong:
+            out.append("WRONG summary, right in form")
+        if self.code is not None:
+            out.append(f"code v{self.code}")
+        return f" ({'; '.join(out)})" if out else ""
 
     def narrate(self, who: str) -> str:
-        return f"{who} computes s{self.step} (model call) -> {self.result} from section rev {self.content}"
+        return f"{who} computes s{self.step} (model call) -> {self.result} from section rev {self.content}{self.extras()}"
 
     def phrase(self, versions: Versions) -> str:
-        return f"computes s{self.step} (model call)"
+        return f"computes s{self.step} (model call){self.extras()}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -267,6 +300,52 @@ class UnheardPayload(Payload):
 
     def phrase(self, versions: Versions) -> str:
         return f"goes unheard until t{self.until}"
+
+
+@dataclass(frozen=True, slots=True)
+class Mutated(Payload):
+    """Beyond the article's model (`sim.faults.mutation`): bytes change under their hash."""
+
+    section: int  # 1-based
+    version: int  # the 1-based version whose section it is (the current one)
+    content: int  # the content revision its hash names (unchanged)
+
+    def narrate(self, who: str) -> str:
+        return f"the bytes of section {self.section} of v{self.version} change in place; its hash (rev {self.content}) does not"
+
+    def phrase(self, versions: Versions) -> str:
+        return f"section {self.section}'s bytes change under its hash (still v{self.version})"
+
+
+@dataclass(frozen=True, slots=True)
+class CodeChanged(Payload):
+    """Beyond the article's model (`sim.faults.code`): a deploy changes the orchestration code."""
+
+    code: int  # the new code version (1-based)
+
+    def narrate(self, who: str) -> str:
+        return f"the orchestration code changes to v{self.code} (new attempts run it)"
+
+    def phrase(self, versions: Versions) -> str:
+        return f"changes to v{self.code} (attempts admitted from now on run it)"
+
+
+@dataclass(frozen=True, slots=True)
+class ReplayFailed(Payload):
+    """Beyond the article's model (the knob `replay`): a strict replay's non-determinism error."""
+
+    step: int  # 1-based
+    recorded: int  # the code version the journal record was written under (1-based)
+    code: int  # the code version the attempt runs (1-based)
+
+    def narrate(self, who: str) -> str:
+        return (
+            f"{who} replays s{self.step}: its record was written under code v{self.recorded}, it runs "
+            f"v{self.code}: non-determinism error, it is stuck"
+        )
+
+    def phrase(self, versions: Versions) -> str:
+        return f"non-determinism error at s{self.step} (record of code v{self.recorded}): stuck"
 
 
 @dataclass(frozen=True, slots=True)
@@ -451,6 +530,36 @@ class Feed(Payload):
         return "rejects a different request under a used key"
 
 
+@dataclass(frozen=True, slots=True)
+class Expired(Payload):
+    """Beyond the article's model (the knob `retention`): the feed no longer knows a key."""
+
+    key: str
+    post: str  # the post the forgotten key had answered with
+    remembered: int  # the tick the feed remembered the key
+
+    def narrate(self, who: str) -> str:
+        return f"feed has forgotten key {self.key} (remembered at t{self.remembered} for {self.post}): a new request"
+
+    def phrase(self, versions: Versions) -> str:
+        return f"has forgotten key {self.key} (remembered at t{self.remembered})"
+
+
+@dataclass(frozen=True, slots=True)
+class Retracted(Payload):
+    """Beyond the article's model (the knob `compensate`): a correction retracts a copy."""
+
+    digest: str
+    post: str  # the earlier post retracted
+    correction: str  # the correcting post that supersedes it
+
+    def narrate(self, who: str) -> str:
+        return f"feed retracts post {self.post} of {self.digest}: the correction {self.correction} supersedes it"
+
+    def phrase(self, versions: Versions) -> str:
+        return f"retracts {self.post} (superseded by the correction {self.correction})"
+
+
 # -- the registry -------------------------------------------------------------------------
 
 
@@ -485,8 +594,13 @@ class EventKind:
         return self.shape(event.detail)(**event.detail)
 
     def fields(self, detail: dict[str, Any]) -> tuple[tuple[str, Any], ...]:
-        """(name, declared type) of each field of this detail's shape, in the engine's order."""
-        return declared(self.shape(detail))
+        """(name, declared type) of each field of this detail's shape, in the engine's order
+        (an optional field only when the detail has it)."""
+        shape = self.shape(detail)
+        optional = _OPTIONAL[shape]
+        if not optional:
+            return declared(shape)
+        return tuple((name, hint) for name, hint in declared(shape) if name in detail or name not in optional)
 
 
 def declared(shape: type[Payload]) -> tuple[tuple[str, Any], ...]:
@@ -521,6 +635,11 @@ EVENT_KINDS: dict[Kind, EventKind] = {
         EventKind(Kind.NEWSLETTER, (Newsletter,), subject="newsletter"),
         EventKind(Kind.LOST, (Lost,), subject="storage"),
         EventKind(Kind.UNHEARD, (UnheardPayload,)),
+        EventKind(Kind.EXPIRED, (Expired,), subject="feed"),
+        EventKind(Kind.RETRACTED, (Retracted,), subject="feed"),
+        EventKind(Kind.MUTATED, (Mutated,), subject="report"),
+        EventKind(Kind.CODE_CHANGED, (CodeChanged,), subject="code"),
+        EventKind(Kind.REPLAY_FAILED, (ReplayFailed,)),
         EventKind(Kind.CONTROLLER_DOWN, (ControllerDown,), subject="controller"),
         EventKind(Kind.CONTROLLER_UP, (ControllerUp,), subject="controller"),
     )
@@ -535,6 +654,11 @@ _BY_TAG = {
 }
 
 _DECLARED = {s: _declare(s) for k in EVENT_KINDS.values() for s in k.shapes}
+#: the optional fields of each shape (declared with a default)
+_OPTIONAL = {
+    s: frozenset(f.name for f in fields(s) if f.default is not MISSING)  # type: ignore[arg-type]
+    for k in EVENT_KINDS.values() for s in k.shapes
+}  # fmt: skip
 
 
 #: the planned fields of each kind that has some (see `EventKind.planned`).

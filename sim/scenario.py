@@ -42,7 +42,7 @@ from sim.limits import (
 from sim.outcome import FIELDS as OUTCOME_FIELDS
 from sim.properties import NAMES as INVARIANT_NAMES
 from sim.schedule import Schedule, worked_example
-from sim.switches import SWITCHES, Switches, parse_value
+from sim.switches import FAULT_SWITCHES, SWITCHES, Switches, parse_value
 
 TOP_KEYS = ("description", "switches", "schedule", "expect")
 SCALARS = ("sections", "first_token", "heartbeat_limit", "newsletter_ready", "horizon")
@@ -345,7 +345,10 @@ def dump(description: str, switches: Switches, schedule: Schedule, expect: dict[
     the list of a kind beyond the article's model only when the schedule has one: its
     absence means none, as the loader reads it)."""
     lines = [f"description = {_toml_string(description)}", "", "[switches]"]
-    lines += [f'{name} = "{value}"' for name, value in switches.as_dict().items()]
+    # silent, change and post_death only shape the worked example's faults, which the
+    # [schedule] below replaces kind by kind: they are not written, so the file says only
+    # what runs
+    lines += [f'{name} = "{value}"' for name, value in switches.as_dict().items() if name not in FAULT_SWITCHES]
     lines += ["", "[schedule]"]
     lines += [f"{key} = {getattr(schedule, key)}" for key in SCALARS]
     for kind in KINDS:

@@ -44,7 +44,7 @@ from sim.engine.canon import canonical
 from sim.engine.rules import run_tick
 from sim.engine.state import State, initial_state
 from sim.faults import KINDS, Fault, Moment, check_order
-from sim.properties.base import Monitor, Property
+from sim.properties.base import Monitor, Property, judged_under
 from sim.schedule import Schedule
 from sim.switches import Switches
 from sim.trace import Event
@@ -198,6 +198,8 @@ class Search:
         self.monitors: list[tuple[int, Property, Monitor]] = []
         for i, prop in enumerate(space.properties):
             assert prop.monitor is not None, f"{prop.name} has no monitor"
+            if not judged_under(prop, space.switches):
+                continue  # not judged under these settings: its memo stays at its start
             self.monitors.append((i, prop, prop.monitor))
         self.watch: dict[str, list[tuple[int, Property, Monitor]]] = {}
         for entry in self.monitors:

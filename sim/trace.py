@@ -37,6 +37,11 @@ class Kind(Enum):
     NEWSLETTER = "newsletter"
     LOST = "lost"  # a storage loss (beyond the article's model: `sim.faults.loss`)
     UNHEARD = "unheard"  # heartbeats delayed while working (beyond it: `sim.faults.delay`)
+    EXPIRED = "expired"  # the feed had forgotten a key (beyond it: the knob `retention`)
+    RETRACTED = "retracted"  # a correction retracted an earlier post (beyond it: `compensate`)
+    MUTATED = "mutated"  # a section's bytes change under its hash (beyond it: `sim.faults.mutation`)
+    CODE_CHANGED = "code-changed"  # the orchestration code changes (beyond it: `sim.faults.code`)
+    REPLAY_FAILED = "replay-failed"  # a strict replay met a record of other code (the knob `replay`)
     CONTROLLER_DOWN = "controller-down"  # the controller crashes (beyond it: `sim.faults.restart`)
     CONTROLLER_UP = "controller-up"  # and restarts, with what survived on storage
 
@@ -60,6 +65,13 @@ REVENUE = ("4.1", "4.7")
 def revenue(revision: int) -> str:
     """The revenue figure a section-2 summary of this content revision quotes."""
     return REVENUE[revision] if revision < len(REVENUE) else f"r{revision}"
+
+
+def quoted(revision: int, wrong: bool = False) -> str:
+    """The figure a section-2 summary of this content revision quotes; a wrong summary (beyond
+    the article's model, `sim.faults.wrong`) quotes it with its digits transposed."""
+    figure = revenue(revision)
+    return figure[::-1] if wrong else figure
 
 
 @dataclass(frozen=True, slots=True)

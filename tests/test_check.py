@@ -214,10 +214,13 @@ def test_cli_each_protection_json_and_replayable_counterexamples(
 
 def test_cli_human_output_ends_with_the_bound(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["check", "-k", "1", "-t", "4", "-j", "1", "--out", str(tmp_path)]) == 0
-    lines = capsys.readouterr().out.strip().splitlines()
+    out = capsys.readouterr().out.strip()
+    lines = out.splitlines()
     assert "holds within the bound" in lines[2]
-    assert lines[-1].startswith("bound checked: every schedule of up to 1 fault(s)")
-    assert "by t4" in lines[-1]
+    assert max(len(line) for line in lines) <= 80, "the result fits 80 columns"
+    last = out.split("\n\n")[-1].replace("\n", " ")
+    assert last.startswith("bound checked: every schedule of up to 1 fault(s)")
+    assert "by t4" in last
 
 
 def test_cli_exits_1_when_all_on_breaks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
@@ -250,3 +253,28 @@ def test_cli_exits_1_when_all_on_breaks(tmp_path: Path, monkeypatch: pytest.Monk
 )
 def test_cli_bad_input_exits_2(args: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["check", "-k", "0", "-j", "1", "--out", str(tmp_path), *args]) == 2
+
+
+def test_ctrl_c_prints_what_was_checked_marked_not_exhaustive_and_exits_130(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The third unit of work is interrupted: the first two configurations were searched
+    whole and keep their verdicts, the rest are "not exhaustive"; no file is written."""
+    real = checker.run_unit
+    calls = []
+
+    def interrupting(unit: checker.Unit) -> checker.Found:
+        calls.append(unit.index)
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        return real(unit)
+
+    monkeypatch.setattr(checker, "run_unit", interrupting)
+    code = main(["check", "-k", "1", "-t", "4", "-p", "each", "-j", "1", "--out", str(tmp_path / "out")])
+    out, err = capsys.readouterr()
+    assert code == 130
+    assert "interrupted: not exhaustive: 2 of 14 units of work searched" in err
+    rows = [line for line in out.splitlines() if line.startswith(("all-on", "fencing=off", "pins=off"))]
+    assert rows[0].endswith("holds within the bound") and rows[1].endswith("broken")
+    assert rows[2].endswith("not exhaustive")
+    assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())

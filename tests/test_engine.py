@@ -337,3 +337,20 @@ def test_a_successor_does_not_resend_an_announcement_already_confirmed() -> None
     assert sends == [(10, 1)]
     assert [(e.tick, e.attempt) for e in trace.events if e.kind is Kind.DONE] == [(10, 1), (10, 2)]
     assert outcome.posts_applied == 1 and outcome.broken == ("stale-write",)
+
+
+@pytest.mark.parametrize("point", list(PostPoint), ids=lambda p: p.value)
+def test_a_poster_death_counts_only_a_poster_that_reaches_its_post(point: PostPoint) -> None:
+    """A stale poster whose intent the fence refuses is not one of the run's post actions:
+    #1 (paused while waiting to post, replaced at t9) wakes at t10 before its successor
+    acts and is fenced at its intent; the death of post action 1 then cuts off #2's post
+    (before this correction #1 used it up and #2 posted unharmed)."""
+    switches = Switches().with_values({"change": "never", "post_death": "no"})
+    schedule = worked_example(switches).with_faults((Silence(1, 7, 10), PosterDeath(point, 1)))
+    trace, result = simulate(switches, schedule)
+    fenced = [(e.tick, e.attempt) for e in trace.events if e.kind is Kind.FENCED]
+    assert fenced == [(10, 1)]
+    assert [(e.tick, e.attempt, e.detail["point"]) for e in trace.events if e.kind is Kind.DIED] == [
+        (10, 2, point.value)
+    ]
+    assert result.posts_applied == 1 and result.broken == () and result.finished

@@ -258,3 +258,24 @@ def test_presets_are_the_named_scenarios_in_the_sweep(data: dict[str, Any], page
         assert by_name[name]["switches"] == {k: v for k, v in s.switches.as_dict().items() if k in SWEPT}
         assert f'data-preset="{data["presets"].index(by_name[name])}"' in page
     assert run_id(scenarios.load("main").switches) == 1
+
+
+def test_the_cases_beyond_the_article_are_listed_with_their_scenarios_swimlanes(page: str, data: dict[str, Any]) -> None:
+    """The last section lists each case of sim.cases with the swimlane of each named
+    scenario: the same grid `sim trace NAME` draws, encoded as the runs' grids are."""
+    from sim.cases import CASES
+    from sim.run import run_scenario
+
+    assert [number for number, _ in data["cases"]] == [c.number for c in CASES]
+    rows = {i: row for i, row in enumerate(data["rows"])}
+    for case, (_, views) in zip(CASES, data["cases"]):
+        assert f'id="case-{case.number}"' in page
+        assert [v[0] for v in views] == list(case.scenarios)
+        for name, label, broken, lane in views:
+            trace, outcome = run_scenario(scenarios.load(name))
+            assert broken == list(outcome.broken)
+            built = grid_mod.build(trace)
+            encoded = data["grids"][lane]
+            assert [rows[r][1] for r in encoded[0]] == [row.label for row in built.rows]
+            assert [data["texts"][t] for _, t in encoded[2]] == [line for _, line in built.story]
+            assert f"<code>sim trace {name}</code>" in page

@@ -440,3 +440,23 @@ def test_a_phone_width_screen(browser: Any, sweep_runs: list[dict[str, Any]]) ->
         assert pg.evaluate("document.documentElement.scrollWidth") <= 390
     finally:
         context.close()
+
+
+def test_the_cases_beyond_the_article_draw_their_swimlanes(page: Any) -> None:
+    """Each case's scenarios are drawn as swimlanes in the last section, with the same
+    row labels the terminal view has."""
+    from sim import scenario as scenarios
+    from sim.cases import CASES
+    from sim.render.grid import build
+    from sim.run import run_scenario
+
+    open_page(page)
+    for case in CASES:
+        boxes = page.query_selector_all(f"#case-{case.number} .case-lane")
+        assert len(boxes) == len(case.scenarios)
+        for box, name in zip(boxes, case.scenarios):
+            labels = box.eval_on_selector_all("tbody th", "els => els.map(e => e.textContent)")
+            trace, _ = run_scenario(scenarios.load(name))
+            assert labels == [row.label for row in build(trace).rows], name
+    page.locator("#case-10").scroll_into_view_if_needed()
+    assert page.locator("#case-10 .case-lane table").first.is_visible()

@@ -137,7 +137,7 @@ def test_explore_finds_the_unprotected_storage_loss_with_every_protection_on(tmp
     result = run_search(Switches(), seed=1, examples=3000, bounds=ExploreBounds(faults="all"), out=out)
     found = {f.invariant for f in result.findings}
     assert "two-acceptances" in found
-    for path in out.glob("*.toml"):
+    for path in out.glob("two-acceptances*.toml"):  # (faithful-digest's file: cases 5, 6 and 8 below)
         replay, _ = run_scenario(load(str(path)))
         assert any(e.kind is Kind.LOST for e in replay.events)
 
@@ -153,6 +153,312 @@ def test_a_falsely_suspected_owner_wastes_calls_with_fencing_and_writes_stale_wi
     _, unfenced = run_scenario(load("false-suspicion-unfenced"))
     assert unfenced.broken == ("stale-write",)
     assert unfenced.model_calls == 4
+
+
+# -- cases 2 and 3: the feed (a receiver with no idempotency; key expiry) -------------------------
+def feed_answers(trace: object) -> list[tuple[int, str, str | None]]:
+    events = trace.events  # type: ignore[attr-defined]
+    return [(e.tick, e.detail["answer"], e.detail["post"]) for e in events if e.kind is Kind.FEED]
+
+
+def test_the_feed_knobs_are_inert_at_their_defaults() -> None:
+    """Set to their defaults, the knobs leave a run exactly as it was (no knob is carried,
+    the events and the outcome are the article's)."""
+    from sim.run import simulate
+
+    switches = Switches()
+    schedule = worked_example(switches)
+    at_defaults = switches.with_values({"receiver": "idempotent", "compensate": "no", "retention": "forever"})
+    assert at_defaults == switches and not at_defaults.knobs
+    assert simulate(at_defaults, schedule)[0].events == simulate(switches, schedule)[0].events
+
+
+def test_a_key_forgotten_before_the_late_resend_lets_the_feed_post_twice() -> None:
+    """Case 3: the feed forgets announce/d1 at the start of t7 + 4 = t11; the resend at t14
+    is a new request. With a retention of 8 the same resend is recognised."""
+    trace, outcome = run_scenario(load("key-expired"))
+    expired = [(e.tick, e.detail["key"], e.detail["post"], e.detail["remembered"]) for e in trace.events if e.kind is Kind.EXPIRED]
+    assert expired == [(14, "announce/d1", "P1", 7)]
+    assert feed_answers(trace) == [(7, "applied", "P1"), (14, "applied", "P2")]
+    assert outcome.violations == (("duplicate-effect", 14), ("uncorrected-duplicate", 14))
+    assert load("key-expired").switches.protections_on() == ("fencing", "pins", "key", "rule")
+    trace, outcome = run_scenario(load("key-retained"))
+    assert feed_answers(trace) == [(7, "applied", "P1"), (14, "repeat", "P1")]
+    assert outcome.violations == ()
+
+
+@pytest.mark.parametrize(("retention", "answer"), [(6, "applied"), (7, "applied"), (8, "repeat"), (None, "repeat")])
+def test_a_key_is_known_while_the_tick_minus_its_remembered_tick_is_below_the_retention(
+    retention: int | None, answer: str
+) -> None:  # fmt: skip
+    """The rule, at its edge: remembered at t7, a receive at t14 finds the key iff 14 - 7 < N."""
+    from sim.run import simulate
+
+    scenario = load("key-expired")
+    value = "forever" if retention is None else str(retention)
+    trace, _ = simulate(scenario.switches.with_values({"retention": value}), scenario.schedule)
+    assert feed_answers(trace)[-1][:2] == (14, answer)
+
+
+def test_a_receiver_with_no_idempotency_posts_a_resend_again_even_with_a_per_operation_key() -> None:
+    """Case 2: the main trace at a receiver that ignores keys: #3's resend is a second post;
+    with key=none at the article's feed the same happens, for a different reason."""
+    scenario = load("receiver-none")
+    assert scenario.switches.key.value == "per-operation"
+    trace, outcome = run_scenario(scenario)
+    sent = [(e.tick, e.detail["key"]) for e in trace.events if e.kind is Kind.SENT]
+    assert sent == [(11, "announce/d2"), (14, "announce/d2")]
+    assert feed_answers(trace) == [(11, "applied", "P1"), (14, "applied", "P2")]
+    assert outcome.violations == (("duplicate-effect", 14), ("uncorrected-duplicate", 14))
+    _, article = run_scenario(load("main"))
+    assert article.violations == () and article.posts_applied == 1
+
+
+def test_compensation_corrects_the_duplicate_it_cannot_prevent() -> None:
+    """Case 2 with compensate=yes: #3's resend is a correction; the feed retracts P1 as it
+    applies P2. Applied twice (duplicate-effect), but never shown twice."""
+    trace, outcome = run_scenario(load("receiver-none-compensated"))
+    retracted = [(e.tick, e.detail["post"], e.detail["correction"]) for e in trace.events if e.kind is Kind.RETRACTED]
+    assert retracted == [(14, "P1", "P2")]
+    kinds = [e.kind for e in trace.events if e.tick == 14 and e.kind in (Kind.RETRACTED, Kind.FEED)]
+    assert kinds == [Kind.RETRACTED, Kind.FEED]  # one transaction: the copy is down before P2 is up
+    assert outcome.violations == (("duplicate-effect", 14),)
+    assert outcome.posts_applied == 2
+
+
+def test_compensation_does_not_correct_a_copy_sent_by_anyone_but_a_successor() -> None:
+    """A request delivered twice is not a successor's resend: nothing retracts the copy."""
+    from sim.faults import DuplicateDelivery
+    from sim.run import simulate
+
+    switches = Switches().with_values({"change": "never", "post_death": "no", "receiver": "none", "compensate": "yes"})
+    schedule = worked_example(switches).with_faults((DuplicateDelivery(1),))
+    trace, outcome = simulate(switches, schedule)
+    assert not any(e.kind is Kind.RETRACTED for e in trace.events)
+    assert {name for name, _ in outcome.violations} == {"duplicate-effect", "uncorrected-duplicate"}
+
+
+def test_uncorrected_duplicate_is_judged_only_where_the_feed_is_not_the_articles() -> None:
+    """At the article's feed a double post is duplicate-effect alone (every sweep run and
+    earlier scenario stays as it was); with a feed knob set it is judged too."""
+    from sim.properties import BY_NAME
+
+    prop = BY_NAME["uncorrected-duplicate"]
+    assert not prop.article
+    trace, outcome = run_scenario(load("duplicate-effect"))
+    assert outcome.broken == ("duplicate-effect",) and prop.holds(trace)
+    from sim.run import simulate
+
+    scenario = load("duplicate-effect")  # key=none: #3's resend is a second post
+    _, judged = simulate(scenario.switches.with_values({"retention": "100"}), scenario.schedule)
+    assert judged.broken == ("duplicate-effect", "uncorrected-duplicate")
+    _, compensated = simulate(scenario.switches.with_values({"compensate": "yes"}), scenario.schedule)
+    assert compensated.broken == ("duplicate-effect",)
+
+
+def test_explore_with_a_short_retention_finds_a_duplicate_effect_that_replays(tmp_path: object) -> None:
+    from pathlib import Path
+
+    from sim.explore import explore as run_search
+
+    out = Path(str(tmp_path))
+    switches = Switches().with_values({"retention": "2"})
+    result = run_search(switches, seed=1, examples=300, bounds=ExploreBounds(faults="all"), out=out)
+    found = {f.invariant: f for f in result.findings}
+    assert "duplicate-effect" in found and found["duplicate-effect"].expected
+    path = found["duplicate-effect"].path
+    assert path is not None
+    replay, outcome = run_scenario(load(str(path)))
+    assert any(e.kind is Kind.EXPIRED for e in replay.events)
+    assert "duplicate-effect" in outcome.broken
+    # the file carries the knob and replays with --check
+    from sim.cli import main
+
+    assert "retention" in path.read_text()
+    assert main(["trace", str(path), "--check"]) == 0
+    # with the feed's default retention, the same search finds no duplicate effect
+    plain = run_search(Switches(), seed=1, examples=300, bounds=ExploreBounds(faults="all"), out=None)
+    assert "duplicate-effect" not in {f.invariant for f in plain.findings}
+
+
+@pytest.mark.parametrize(
+    "values", [{"retention": "3"}, {"receiver": "none", "compensate": "yes"}], ids=["retention-3", "receiver-none-compensated"]
+)
+def test_check_with_the_feed_knobs_agrees_with_the_enumerator(values: dict[str, str]) -> None:
+    """`sim check --faults all --set retention=3 -k 1 -t 10` (and the compensating receiver
+    with no idempotency) agrees with the enumerator: the feed's canonical form is sound."""
+    rows = configurations(Switches().with_values(values), "each", [Checkpoints.PER_STEP])
+    bound = CheckBound(1, 10, faults="all")
+    for searched, walked in zip(check(rows, bound), enumerator.enumerate_all(rows, bound)):
+        assert (searched.schedules, searched.violations) == (walked.schedules, walked.violations)
+        assert searched.counterexamples == walked.counterexamples
+    assert check(rows[:1], bound)[0].violations["duplicate-effect"] > 0  # all-on: the feed breaks it
+
+
+# -- cases 5, 6 and 8: undeclared or mutable inputs, a fallible assessor, code that changes ----
+# under running work; the property they break, faithful-digest (beyond the article's model)
+def _events(trace: object, kind: Kind) -> list:  # type: ignore[type-arg]
+    return [e for e in trace.events if e.kind is kind]  # type: ignore[attr-defined]
+
+
+def test_faithful_digest_never_breaks_in_the_sweep_nor_in_the_article_scenarios() -> None:
+    from sim import properties
+    from sim.engine import run
+    from sim.scenario import names
+    from sim.switches import COMBINATIONS
+
+    prop = properties.BY_NAME["faithful-digest"]
+    assert not prop.article and prop.guard is None
+    for switches in COMBINATIONS:
+        trace = run(switches, worked_example(switches))
+        assert prop.holds(trace), switches
+        # the ground truth is written only beyond the article's model
+        assert not any("truth" in e.detail or "code" in e.detail for e in _events(trace, Kind.ACCEPTED))
+    ours = {"undeclared-read", "snapshot-mutated", "wrong-summary", "code-changed-mixed"}
+    for name in names():
+        if name not in ours:
+            trace, _ = run_scenario(load(name))
+            assert prop.holds(trace), name
+
+
+def test_a_mixed_digest_of_correct_parts_is_wrong_acceptance_not_faithful_digest() -> None:
+    _, outcome = run_scenario(load("versions-off"))
+    assert "wrong-acceptance" in outcome.broken and "faithful-digest" not in outcome.broken
+
+
+def test_an_undeclared_read_restored_by_its_key_breaks_faithful_digest_unless_declared() -> None:
+    scenario = load("undeclared-read")
+    assert scenario.switches.protections_on() == ("fencing", "pins", "key", "rule")
+    assert scenario.switches.knob("reads") == "next-section"
+    trace, outcome = run_scenario(scenario)
+    computed = {(e.attempt, e.detail["step"]): e.detail.get("also") for e in _events(trace, Kind.COMPUTED)}
+    assert computed[(1, 1)] == [[2, 0, False]] and computed[(1, 3)] == [[4, 0, False]]
+    restored = [(e.tick, e.attempt, e.detail["step"]) for e in _events(trace, Kind.RESTORED)]
+    assert restored == [(6, 2, 1)]
+    (accepted,) = _events(trace, Kind.ACCEPTED)
+    assert accepted.detail["truth"][0] == [1, False, [[2, 0, False]], False, 1]
+    assert outcome.violations == (("faithful-digest", 10),)
+    trace, keyed = run_scenario(load("undeclared-read-keyed"))
+    assert (keyed.model_calls, keyed.steps_restored, keyed.violations) == (7, 0, ())
+
+
+def test_bytes_changed_under_their_hash_break_faithful_digest_with_every_protection_on() -> None:
+    scenario = load("snapshot-mutated")
+    assert scenario.switches.protections_on() == ("fencing", "pins", "key", "rule")
+    trace, outcome = run_scenario(scenario)
+    assert [(e.tick, e.detail["section"], e.detail["version"]) for e in _events(trace, Kind.MUTATED)] == [(4, 3, 1)]
+    changed = [(e.tick, e.attempt, e.detail["step"]) for e in _events(trace, Kind.COMPUTED) if e.detail.get("changed")]
+    assert changed == [(6, 2, 3)]
+    # the hash still names v1: the assessor's checks pass, the version is right
+    assert outcome.violations == (("faithful-digest", 9),)
+    assert outcome.model_calls_by_attempt == (3, 2)
+
+
+def test_a_wrong_summary_is_accepted_by_form_and_refused_by_figures() -> None:
+    scenario = load("wrong-summary")
+    assert scenario.switches.protections_on() == ("fencing", "pins", "key", "rule")
+    trace, outcome = run_scenario(scenario)
+    assert [(e.attempt, e.detail["step"]) for e in _events(trace, Kind.COMPUTED) if e.detail.get("wrong")] == [(1, 2)]
+    assert outcome.violations == (("faithful-digest", 6),)
+    assert outcome.newsletter.quoted_revenue == "1.4"  # 4.1, transposed
+    trace, figures = run_scenario(load("wrong-summary-figures"))
+    (refused,) = _events(trace, Kind.REFUSED)
+    assert refused.tick == 6 and "figures of s2" in refused.detail["reason"]
+    # the refusal struck s2's record: the rebuild restores the other three and recomputes s2
+    assert [(e.attempt, e.detail["step"]) for e in _events(trace, Kind.RESTORED)] == [(2, 1), (2, 3), (2, 4)]
+    assert figures.model_calls_by_attempt == (4, 1) and figures.violations == ()
+    assert figures.newsletter.quoted_revenue == "4.1" and figures.finished
+
+
+def test_code_that_changes_under_running_work_mixes_sticks_or_redoes() -> None:
+    trace, mixed = run_scenario(load("code-changed-mixed"))
+    assert [(e.tick, e.detail["code"]) for e in _events(trace, Kind.CODE_CHANGED)] == [(4, 2)]
+    (accepted,) = _events(trace, Kind.ACCEPTED)
+    assert [part[4] for part in accepted.detail["truth"]] == [1, 1, 2, 2] and accepted.detail["code"] == 2
+    assert mixed.violations == (("faithful-digest", 9),)
+    trace, strict = run_scenario(load("code-changed-strict"))
+    failed = [(e.tick, e.attempt, e.detail["step"], e.detail["recorded"], e.detail["code"])
+              for e in _events(trace, Kind.REPLAY_FAILED)]  # fmt: skip
+    assert failed == [(6, 2, 1, 1, 2)]
+    assert not strict.finished and strict.first_accepted_tick is None and strict.violations == ()
+    _, keyed = run_scenario(load("code-changed-keyed"))
+    assert (keyed.model_calls_by_attempt, keyed.steps_restored, keyed.violations) == ((3, 4), 0, ())
+    assert keyed.finished and (mixed.model_calls, keyed.model_calls) == (5, 7)
+
+
+@pytest.mark.parametrize("knobs", [
+    {"reads": "next-section", "assessor": "figures", "replay": "strict"},
+    {"reads": "next-section-keyed", "journal_code": "yes"},
+], ids=lambda k: "+".join(f"{n}={v}" for n, v in k.items()))  # fmt: skip
+def test_check_with_the_knobs_set_agrees_with_the_enumerator(knobs: dict[str, str]) -> None:
+    """The canonical state keeps what the knobs make matter (each part's ground truth, the
+    code versions, the changed bytes): the search still counts what the walk counts."""
+    rows = [Config("all-on", Switches().with_values(knobs))]
+    bound = CheckBound(1, 10, faults="all")
+    for searched, walked in zip(check(rows, bound), enumerator.enumerate_all(rows, bound)):
+        assert (searched.schedules, searched.violations) == (walked.schedules, walked.violations)
+        assert searched.counterexamples == walked.counterexamples
+        assert searched.violations["faithful-digest"] > 0  # the mutated snapshot, whatever the knobs
+
+
+def test_the_feed_knobs_reject_bad_values_in_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    from sim.cli import main
+
+    for bad in ("retention=0", "retention=soon", "receiver=maybe", "compensate=1"):
+        assert main(["trace", "main", "--set", bad]) == 2
+        err = capsys.readouterr().err
+        assert "Traceback" not in err and len(err.strip().splitlines()) == 1 and bad.split("=")[0] in err, err
+
+
+def test_the_knobs_reject_a_value_they_do_not_have(capsys: pytest.CaptureFixture[str]) -> None:
+    from sim.cli import main
+
+    for knob in ("reads", "assessor", "journal_code", "replay"):
+        assert main(["trace", "main", "--set", f"{knob}=bogus"]) == 2, knob
+        err = capsys.readouterr().err
+        assert f"knob '{knob}' has no value 'bogus'" in err and len(err.strip().splitlines()) == 1
+
+
+def test_explore_finds_the_mutated_snapshot_and_the_wrong_summary_with_every_protection_on(
+    tmp_path: object, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`sim explore --faults all --seed 1`, every protection on and every knob at its default,
+    writes a faithful-digest counterexample that replays with `sim trace FILE --check`: a
+    snapshot mutation (case 5). Explore keeps one counterexample per property; its seeded
+    draw reaches case 6 too, and explore's own shrink turns the first wrong-summary break
+    into a one-fault file that replays the same way."""
+    from pathlib import Path
+
+    from sim.cli import main
+    from sim.explore import shrink, write_counterexample
+    from sim.faults import SnapshotMutation, WrongSummary
+    from sim.run import simulate
+
+    out = Path(str(tmp_path))
+    bounds = ExploreBounds(faults="all")
+    main(["explore", "--faults", "all", "--seed", "1", "--examples", "300", "--out", str(out)])
+    assert "faithful-digest" in capsys.readouterr().out
+    path = out / "faithful-digest--all-on--seed1.toml"
+    assert isinstance(load(str(path)).schedule.faults[0], SnapshotMutation)
+    assert main(["trace", str(path), "--check"]) == 0, capsys.readouterr().out
+    choices = SeededChoices(random.Random(1))
+    for _ in range(300):
+        schedule = draw_schedule(choices, bounds)
+        if not any(isinstance(f, WrongSummary) for f in schedule.faults):
+            continue
+        trace, outcome = simulate(Switches(), schedule)
+        fired = [f for f in trace.fired if isinstance(f, WrongSummary)]
+        if fired and "faithful-digest" in outcome.broken:
+            kept = schedule.with_faults(fired)  # the wrong summary alone
+            if "faithful-digest" in simulate(Switches(), kept)[1].broken:
+                break
+    else:
+        raise AssertionError("no wrong summary broke faithful-digest in the first 300 schedules of seed 1")
+    shrunk = shrink(Switches(), kept, "faithful-digest", bounds).schedule
+    assert [type(f) for f in shrunk.faults] == [WrongSummary]
+    wrong = out / "wrong-summary.toml"
+    write_counterexample(wrong, "a wrong summary found by seed 1", Switches(), shrunk)
+    assert main(["trace", str(wrong), "--check"]) == 0, capsys.readouterr().out
 
 
 # -- case 9: the controller itself restarting ----------------------------------------------------

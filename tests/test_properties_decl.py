@@ -25,9 +25,11 @@ INVARIANTS = ("duplicate-effect", "misused-dependant", "stale-write", "two-accep
 
 
 def test_every_property_is_declared_once_in_its_own_module() -> None:
-    assert [p.name for p in props.PROPERTIES] == [*INVARIANTS, "effects-confirmed", "finished"]
-    assert props.NAMES == INVARIANTS
-    assert [p.name for p in props.SAFETY] == list(INVARIANTS)
+    # beyond the article's model: uncorrected-duplicate (case 2), faithful-digest (cases 5, 6, 8)
+    safety = sorted((*INVARIANTS, "uncorrected-duplicate", "faithful-digest"))
+    assert [p.name for p in props.PROPERTIES] == [*safety, "effects-confirmed", "finished"]
+    assert props.NAMES == tuple(safety) and props.ARTICLE_NAMES == INVARIANTS
+    assert [p.name for p in props.SAFETY] == safety
     assert [p.name for p in props.PROGRESS] == ["effects-confirmed", "finished"]
     modules = [m.name for m in pkgutil.iter_modules(props.__path__) if m.name != "base"]
     declared = {}
@@ -49,6 +51,8 @@ def test_kinds_descriptions_and_guards() -> None:
     assert guards == {
         "duplicate-effect": "key", "misused-dependant": "rule", "stale-write": "fencing",
         "two-acceptances": "pins", "wrong-acceptance": "pins", "effects-confirmed": "fencing", "finished": "pins",
+        "uncorrected-duplicate": "key",
+        "faithful-digest": None,
     }  # fmt: skip
     assert props.BY_NAME["stale-write"].description == (
         "no protected store applied a write whose token was below the epoch"

@@ -67,7 +67,7 @@ def test_counterexamples_are_shortest_and_agree_where_something_breaks() -> None
 
 
 # -- the canonical state is sound ------------------------------------------------------------
-HISTORY_ONLY = {"result", "by", "version", "pin"}
+HISTORY_ONLY = {"result", "by", "version", "pin", "remembered"}  # remembered: a forgotten key's tick
 
 
 def renamed(value: Any) -> Any:
@@ -131,8 +131,11 @@ class Recording(Search):
 
 @pytest.mark.parametrize(
     "values",
-    [{}, {"fencing": "off"}, {"pins": "off"}, {"checkpoints": "end-only", "key": "none", "fencing": "off"}],
-    ids=["all-on", "fencing-off", "pins-off", "end-only-weak"],
+    [{}, {"fencing": "off"}, {"pins": "off"}, {"checkpoints": "end-only", "key": "none", "fencing": "off"},
+     {"fencing": "off", "zombie": "from-memory"}, {"checkpoints": "end-only", "fencing_scope": "step"},
+     {"retention": "2"}, {"receiver": "none", "compensate": "yes"}],
+    ids=["all-on", "fencing-off", "pins-off", "end-only-weak", "zombie-from-memory", "step-fencing", "retention-2",
+         "receiver-none-compensated"],
 )
 def test_merged_states_have_the_same_future_up_to_renaming(values: dict[str, str]) -> None:
     config = Config("x", Switches().with_values(values))

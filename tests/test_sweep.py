@@ -14,7 +14,7 @@ import pytest
 
 from sim import sweep as sweep_mod
 from sim.cli import main
-from sim.properties import NAMES
+from sim.properties import ARTICLE_NAMES as NAMES  # the article's invariants (beyond it: docs/outside.md)
 from sim.sweep import Run, Sweep, gate_subset_ids, run_id, simulate_all
 from sim.switches import (
     COMBINATIONS,

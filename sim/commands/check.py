@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+import textwrap
 import time
 from collections.abc import Iterator
 from concurrent.futures import Executor
@@ -12,15 +13,14 @@ from pathlib import Path
 from typing import Any
 
 import click
-from tabulate import tabulate  # type: ignore[import-untyped]
 
 from sim import check as checker
-from sim.commands.common import emit_json, folder_value, set_option
+from sim.commands.common import emit_json, folder_value, profile_option, set_option, switch_values
 from sim.faults import FAULT_SETS
 from sim.files import prepare_folder, replace_folder
 from sim.limits import MAX_CHECK_FAULTS
 from sim.properties import verdict
-from sim.switches import FAULT_SWITCHES, Checkpoints, parse_assignments
+from sim.switches import FAULT_SWITCHES, Checkpoints
 from sim.workers import MAX_WORKERS, cpus, pool
 
 DEFAULT_OUT = Path("reports/counterexamples/check")
@@ -36,9 +36,11 @@ DEFAULT_OUT = Path("reports/counterexamples/check")
               help="Which fault kinds are enumerated: the article's own, or all (with the failures outside its "
               "model, docs/outside.md).")  # fmt: skip
 @set_option
+@profile_option
 @click.option("--protections", "-p", default="all", show_default=True, metavar="all|each|SET",
               help="all: all protections on; each: all-on and each single weakening (the sweep's six); "
-              "SET: a comma list such as all-on,fencing=off,key=none+rule=any-accepted.")  # fmt: skip
+              "SET: a comma list such as all-on,fencing=off,key=none+rule=any-accepted. With --profile, "
+              "all is the engine alone and each adds each protection the application must add.")  # fmt: skip
 @click.option("--workers", "-j", type=click.IntRange(1, MAX_WORKERS), default=None,
               help=f"Worker processes (default: the CPUs this process may use; at most {MAX_WORKERS}, "
               "4 x the CPU count). Results do not depend on it.")  # fmt: skip
@@ -53,8 +55,8 @@ DEFAULT_OUT = Path("reports/counterexamples/check")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), callback=folder_value, default=DEFAULT_OUT,
               show_default=True, help="Where the counterexample scenario files (and check.json) go; "
               "the old set there is replaced as a whole.")  # fmt: skip
-def check(max_faults: int, horizon: int, faults: str, sets: tuple[str, ...], protections: str, workers: int | None,
-          split: int, scheduler: str | None, as_json: bool, out: Path) -> int:  # fmt: skip
+def check(max_faults: int, horizon: int, faults: str, sets: tuple[str, ...], profile: str | None, protections: str,
+          workers: int | None, split: int, scheduler: str | None, as_json: bool, out: Path) -> int:  # fmt: skip
     """Check every invariant on every fault schedule within a bound.
 
     The enumerated faults replace the worked example's fixed ones (attempt #1 silent at t3,
@@ -63,15 +65,30 @@ def check(max_faults: int, horizon: int, faults: str, sets: tuple[str, ...], pro
     switches; unless it sets `checkpoints`, both per-step and end-only are checked.
     """
     bound = checker.CheckBound(max_faults=max_faults, horizon=horizon, faults=faults)
-    values = parse_assignments(sets)
+    values = switch_values(sets, profile)
     base = checker.base_switches(values)
+    if profile is not None and protections == "each":  # the engine alone, then each addition
+        from sim.profiles import get
+
+        protections = ",".join(["all-on", *(c.setting for c in get(profile).missing())])
     modes = [base.checkpoints] if "checkpoints" in values else list(Checkpoints)
     configs = checker.configurations(base, protections, modes)
     workers = workers or min(cpus(), MAX_WORKERS)
     target = prepare_folder(out)  # fail on a bad --out before the work
     started = time.perf_counter()
-    with _progress(enabled=sys.stderr.isatty()) as progress, _executor(workers, scheduler) as (executor, workers):
-        results = checker.check(configs, bound, executor=executor, workers=workers, split=split, progress=progress)
+    try:
+        with _progress(enabled=sys.stderr.isatty()) as progress, _executor(workers, scheduler) as (executor, workers):
+            results = checker.check(configs, bound, executor=executor, workers=workers, split=split, progress=progress)
+    except checker.Interrupted as stop:  # Ctrl-C: what was checked so far, no files written
+        seconds = time.perf_counter() - started
+        note = (f"interrupted: not exhaustive: {stop.done:,} of {stop.total:,} units of work searched "
+                f"in {seconds:.1f} s; no files written")  # fmt: skip
+        if as_json:
+            emit_json({**_document(bound, stop.results, {}), "interrupted": note})
+        else:
+            _render(bound, stop.results, None, seconds, workers)
+        click.echo(note, err=True)
+        return 130
     seconds = time.perf_counter() - started
     files: dict[tuple[str, str, str], Path] = {}
     texts: dict[str, str] = {}
@@ -133,9 +150,10 @@ def _document(bound: checker.CheckBound, results: list[checker.Result],
                 "transitions": r.transitions,
                 "depth": r.depth,
                 "violations": dict(r.violations),
-                "verdict": verdict(r.broken),
+                "verdict": verdict(r.broken) if r.complete or r.broken else "not exhaustive",
                 "counterexamples": {
                     name: str(files[(r.protections, r.checkpoints, name)]) for name in r.counterexamples
+                    if (r.protections, r.checkpoints, name) in files
                 },
             }
             for r in results
@@ -143,36 +161,58 @@ def _document(bound: checker.CheckBound, results: list[checker.Result],
     }
 
 
-def _render(bound: checker.CheckBound, results: list[checker.Result], files: dict[tuple[str, str, str], Path],
-            seconds: float, workers: int) -> None:  # fmt: skip
-    names = [p.name for p in bound.judged]
-    headers = ["protections", "checkpoints", "schedules", "nodes", *names, "verdict"]
+#: the widest protections label the table keeps in its column (the table fits 80 columns)
+LABEL_WIDTH = 24
+
+
+def _render(bound: checker.CheckBound, results: list[checker.Result],
+            files: dict[tuple[str, str, str], Path] | None, seconds: float, workers: int) -> None:  # fmt: skip
+    """The result table; `files` None: an interrupted check (nothing written, no bound line)."""
     rows = [
-        [
-            r.protections,
-            r.checkpoints,
-            r.schedules,
-            r.nodes,
-            *[f"{r.violations[name]:,}" if r.violations[name] else "-" for name in names],
-            verdict(r.broken, bounded=True),
-        ]
+        [r.protections, r.checkpoints, f"{r.schedules:,}", f"{r.nodes:,}",
+         verdict(r.broken, bounded=True) if r.complete or r.broken else "not exhaustive"]
         for r in results
-    ]
-    align = ("left", "left", "right", "right", *["right"] * len(names), "left")
-    click.echo(tabulate(rows, headers=headers, tablefmt="simple", intfmt=",", colalign=align))
+    ]  # fmt: skip
+    headers = ["protections", "checkpoints", "schedules", "nodes", "verdict"]
+    # a label too long for its column (a profile's, say) gets a line of its own
+    long = {i for i, cells in enumerate(rows) if len(cells[0]) > LABEL_WIDTH}
+    widths = [max(len(x) for x in column) for column in zip(headers, *(c for i, c in enumerate(rows) if i not in long))]
+    right = (False, False, True, True, False)
+
+    def line(cells: list[str]) -> str:
+        return "  ".join(c.rjust(w) if r else c.ljust(w) for c, w, r in zip(cells, widths, right)).rstrip()
+
+    click.echo(line(headers))
+    click.echo(line(["-" * w for w in widths]))
+    for i, (r, cells) in enumerate(zip(results, rows)):
+        if i in long:
+            click.echo(cells[0])
+            cells = ["", *cells[1:]]
+        click.echo(line(cells))
+        if r.broken:  # the broken properties, with the schedules that broke each, on the next lines
+            names = [f"{name} {count:,}" for name, count in r.violations.items() if count]
+            click.echo(textwrap.fill("; ".join(names), width=80, initial_indent="    broken: ",
+                                     subsequent_indent="            ", break_on_hyphens=False))  # fmt: skip
+    judged = [p.name for p in bound.judged]
+    click.echo(textwrap.fill("judged: " + ", ".join(judged) + " (a count is the schedules that broke it)",
+                             width=80, subsequent_indent="    ", break_on_hyphens=False))  # fmt: skip
     broken = [r for r in results if r.broken]
+    if files is None:
+        return
     if broken:
         click.echo()
         click.echo("shortest counterexamples (sim trace FILE --check replays each):")
         for r in broken:
             for name, example in r.counterexamples.items():
-                click.echo(f"  {r.protections} {r.checkpoints}: {name} at t{example.tick} <- {example.describe()}")
+                click.echo(textwrap.fill(
+                    f"{r.protections} {r.checkpoints}: {name} at t{example.tick} <- {example.describe()}",
+                    width=80, initial_indent="  ", subsequent_indent="      ", break_on_hyphens=False))  # fmt: skip
                 click.echo(f"      {files[(r.protections, r.checkpoints, name)]}")
     hits = sum(r.horizon_reached for r in results)
     if hits:
         click.echo(f"warning: {hits} run(s) reached the engine's {checker.SETTING.horizon}-tick horizon guard")
     click.echo()
-    click.echo(_bound_line(bound, results, seconds, workers))
+    click.echo(textwrap.fill(_bound_line(bound, results, seconds, workers), width=80, break_on_hyphens=False))
 
 
 def _bound_line(bound: checker.CheckBound, results: list[checker.Result], seconds: float, workers: int) -> str:

@@ -25,6 +25,25 @@ def set_option(func: F) -> F:
     )(func)
 
 
+def profile_option(func: F) -> F:
+    return click.option(
+        "--profile",
+        metavar="NAME",
+        default=None,
+        help="Start from what an engine gives by itself (sim profiles lists them); --set overrides it.",
+    )(func)
+
+
+def switch_values(sets: tuple[str, ...], profile: str | None = None) -> dict[str, str]:
+    """The switch and knob values to apply: the profile's engine settings, then `--set`."""
+    values = parse_assignments(sets)
+    if profile is None:
+        return values
+    from sim.profiles import get
+
+    return {**get(profile).settings(), **values}
+
+
 def folder_value(ctx: click.Context, param: click.Parameter, value: Path) -> Path:
     """A folder option's value, refused when it looks like another option (`--out --json`
     most likely forgot the folder, so the next option was taken as its value)."""
@@ -33,9 +52,9 @@ def folder_value(ctx: click.Context, param: click.Parameter, value: Path) -> Pat
     return value
 
 
-def load_scenario(name: str, sets: tuple[str, ...]) -> Scenario:
+def load_scenario(name: str, sets: tuple[str, ...], profile: str | None = None) -> Scenario:
     scenario = load(name)
-    return scenario.with_switches(parse_assignments(sets))
+    return scenario.with_switches(switch_values(sets, profile))
 
 
 def emit_json(document: Any) -> None:

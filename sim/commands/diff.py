@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from sim.commands.common import emit_json, load_scenario, set_option
+from sim.commands.common import emit_json, load_scenario, profile_option, set_option
 from sim.commands.trace import make_console
 from sim.render import diff as diffs
 from sim.render import swimlane
@@ -16,22 +16,25 @@ from sim.switches import parse_assignments
 @click.argument("a", metavar="A")
 @click.argument("b", metavar="[B]", required=False)
 @set_option
+@profile_option
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document (figures, divergence, cells).")
 @click.option("--no-color", is_flag=True, help="Plain text, no colour (also NO_COLOR, and whenever output is piped).")
 @click.option("--width", type=click.IntRange(min=40), metavar="COLS", help="Render for this many columns (default: the terminal's).")
-def diff(a: str, b: str | None, sets: tuple[str, ...], as_json: bool, no_color: bool, width: int | None) -> int:
+def diff(a: str, b: str | None, sets: tuple[str, ...], profile: str | None, as_json: bool, no_color: bool,
+         width: int | None) -> int:  # fmt: skip
     """Compare two runs side by side, one change at a time.
 
     `sim diff A B` compares two scenarios; `sim diff NAME --set fencing=off` compares a
-    scenario with itself under changed settings (--set always applies to B). Shows the outcome figures side by side with their deltas, the invariants that appear or
+    scenario with itself under changed settings (--set and --profile always apply to B). Shows the outcome figures side by side with their deltas, the invariants that appear or
     disappear, the first tick where the two traces diverge, and both swimlanes from there
     with the differing cells highlighted.
     """
-    if b is None and not sets:
-        raise click.UsageError("give a second scenario B, or --set NAME=VALUE to change A's settings")
+    if b is None and not sets and profile is None:
+        raise click.UsageError("give a second scenario B, or --set NAME=VALUE or --profile NAME to change A's settings")
     left = load_scenario(a, ())
-    right = load_scenario(b if b is not None else a, sets)
-    label = " ".join(f"--set {k}={v}" for k, v in parse_assignments(sets).items())
+    right = load_scenario(b if b is not None else a, sets, profile)
+    label = " ".join(([f"--profile {profile}"] if profile else [])
+                     + [f"--set {k}={v}" for k, v in parse_assignments(sets).items()])  # fmt: skip
     title_a = f"{left.name}" + (f" ({left.switches.label()})" if left.switches.label() else "")
     title_b = f"{right.name}" + (f" {label}" if label else "")
     if b is not None and right.switches.label() and not label:

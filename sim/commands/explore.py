@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from sim.commands.common import folder_value, set_option
+from sim.commands.common import folder_value, profile_option, set_option, switch_values
 from sim.explore import (
     TICK_BUCKET,
     TICK_BUCKETS,
@@ -23,8 +23,8 @@ from sim.explore import (
 from sim.faults import FAULT_SETS
 from sim.files import prepare_out
 from sim.limits import MAX_EXAMPLES, MAX_EXPLORE_FAULTS
-from sim.properties import BY_NAME, SAFETY
-from sim.switches import for_own_schedules, parse_assignments
+from sim.properties import BY_NAME, SAFETY, judged_under
+from sim.switches import for_own_schedules
 
 DEFAULT_OUT = Path("reports/counterexamples")
 
@@ -35,6 +35,7 @@ DEFAULT_OUT = Path("reports/counterexamples")
 @click.option("--seed", type=click.IntRange(min=0), default=None,
               help="Seed of the search (default: a fresh one, printed so the run can be repeated).")  # fmt: skip
 @set_option
+@profile_option
 @click.option("--max-faults", type=click.IntRange(0, MAX_EXPLORE_FAULTS), default=ExploreBounds().max_faults, show_default=True,
               help="At most this many faults per schedule.")  # fmt: skip
 @click.option("--faults", type=click.Choice(FAULT_SETS), default="article", show_default=True,
@@ -42,14 +43,15 @@ DEFAULT_OUT = Path("reports/counterexamples")
               "model, docs/outside.md).")  # fmt: skip
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), callback=folder_value, default=DEFAULT_OUT, show_default=True,
               help="Folder the shrunk counterexamples are written to (each atomically, as found).")  # fmt: skip
-def explore(examples: int, seed: int | None, sets: tuple[str, ...], max_faults: int, faults: str, out: Path) -> int:
+def explore(examples: int, seed: int | None, sets: tuple[str, ...], profile: str | None, max_faults: int, faults: str,
+            out: Path) -> int:  # fmt: skip
     """Draw random fault schedules, run each and check the invariants.
 
     Each invariant broken is shrunk to a small schedule and written as a scenario file that
     `sim trace FILE --check` replays. Exit status 1 when an invariant whose protection is on
     broke; 0 otherwise (an invariant broken with its protection switched off is expected).
     """
-    switches = for_own_schedules(parse_assignments(sets), "explore")
+    switches = for_own_schedules(switch_values(sets, profile), "explore")
     prepare_out(out)  # fail on a bad --out before the search
     if seed is None:
         seed = secrets.randbelow(2**32)
@@ -115,16 +117,18 @@ def report_lines(result: Exploration) -> list[str]:
         lines.append("  " + kind.ljust(width) + "".join(f"{n:>9,}" for n in cells))
     lines.append(f"  scheduled but never took effect (trimmed from counterexamples): {cov.unfired:,}")
     lines += ["", "invariants (at risk: the hazard arose, whether or not a protection stopped it):"]
-    lines.append(f"  {'invariant':<18} {'guarded by':<16} {'at risk':>9} {'broken':>9}")
     beyond = result.bounds.faults == "all" or bool(result.switches.knobs)
-    for prop in SAFETY:
-        if not (prop.article or beyond):
-            continue  # a property beyond the article's model cannot break here
+    # a property beyond the article's model cannot break without --faults all or a knob, nor
+    # where it is not judged (`Property.applies`)
+    shown = [prop for prop in SAFETY if prop.article or (beyond and judged_under(prop, result.switches))]
+    wide = max([18, *(len(prop.name) for prop in shown)])
+    lines.append(f"  {'invariant':<{wide}} {'guarded by':<16} {'at risk':>9} {'broken':>9}")
+    for prop in shown:
         name = prop.name
         guard = prop.guard
         state = "" if guard is None else f"{guard.switch} ({'on' if guard.is_on(result.switches) else 'OFF'})"
         lines.append(
-            f"  {name:<18} {state:<16} "
+            f"  {name:<{wide}} {state:<16} "
             f"{cov.at_risk.get(name, 0):>9,} {cov.broken.get(name, 0):>9,}"
         )
     lines.append("")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import textwrap
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -12,7 +13,7 @@ from typing import Any
 import click
 
 from sim import lean_import
-from sim.commands.common import folder_value
+from sim.commands.common import emit_json, folder_value, profile_option, set_option, switch_values
 from sim.files import prepare_out
 from sim.limits import MAX_WORKERS  # not sim.workers: the pool is imported only when used
 from sim.render import grid
@@ -29,6 +30,15 @@ SHORT = {
     "stale-write": "stale",
     "two-acceptances": "two acc.",
     "wrong-acceptance": "wrong acc.",
+}
+
+#: the profile table's column heads (it fits 80 columns)
+TINY = {
+    "duplicate-effect": "dup.",
+    "misused-dependant": "misused",
+    "stale-write": "stale",
+    "two-acceptances": "2 acc.",
+    "wrong-acceptance": "wrong",
 }
 
 
@@ -127,8 +137,19 @@ def summary_lines(summary: dict[str, Any]) -> list[str]:
 @click.option("--out", "out", type=click.Path(path_type=Path), callback=folder_value, default=Path("reports"), show_default=True,
               help="Folder for sweep.json, sweep.csv, sweep.md and explainer.html (created if missing; "
               "each file replaced atomically, other files left alone).")  # fmt: skip
-def sweep(workers: int, as_json: bool, out: Path) -> int:
-    """Run all 864 switch combinations, check every invariant, and write the reports."""
+@profile_option
+@set_option
+def sweep(workers: int, as_json: bool, out: Path, profile: str | None, sets: tuple[str, ...]) -> int:
+    """Run all 864 switch combinations, check every invariant, and write the reports.
+
+    With --profile NAME: run the 12 event combinations under what that engine gives by itself,
+    then with each protection the application must add, and say which invariants each keeps
+    (no reports are written).
+    """
+    if profile is not None:
+        return _profile_sweep(profile, sets, as_json)
+    if sets:
+        raise click.UsageError("--set needs --profile: the 864-run sweep varies the switches itself")
     out = prepare_out(out)  # fail on a bad --out before the work
     with _collector_paused():
         with _progress(sys.stderr.isatty()) as progress:
@@ -142,4 +163,43 @@ def sweep(workers: int, as_json: bool, out: Path) -> int:
         click.echo(line)
     click.echo("minimal protection sets per event combination and the per-run details: see the reports")
     click.echo("wrote " + ", ".join(str(p) for p in paths))
+    return 0
+
+
+def _profile_sweep(name: str, sets: tuple[str, ...], as_json: bool) -> int:
+    """`sim sweep --profile NAME`: the engine alone and with each addition, over the events."""
+    from sim.profile_sweep import EVENTS, profile_rows
+    from sim.profiles import get
+    from sim.switches import FAULT_SWITCHES, for_own_schedules
+
+    profile = get(name)
+    values = switch_values(sets)
+    for_own_schedules(values, "sweep --profile")  # the events are what it varies: refuse them in --set
+    rows = profile_rows(profile, values)
+    if as_json:
+        emit_json({"profile": profile.name, "system": profile.system, "set": values,
+                   "engine": profile.settings(), "events": len(EVENTS), "rows": [r.to_json() for r in rows]})  # fmt: skip
+        return 0
+    names = list(rows[0].broken)
+    click.echo(click.style(f"{profile.system} (--profile {profile.name})", bold=True))
+    click.echo(textwrap.fill("engine gives: " + " ".join(f"{k}={v}" for k, v in profile.settings().items()),
+                             width=80, subsequent_indent="    ", break_on_hyphens=False))  # fmt: skip
+    click.echo(f"each row runs the {len(EVENTS)} event combinations ({', '.join(FAULT_SWITCHES)});")
+    click.echo(textwrap.fill("a cell counts the runs that broke the invariant: " + ", ".join(
+        k if TINY[k] == k else f"{TINY[k]} = {k}" for k in names), width=80, break_on_hyphens=False))
+    click.echo()
+    table = [[r.label, *[str(r.broken[k] or "-") for k in names], str(r.unfinished or "-"), str(r.model_calls)]
+             for r in rows]  # fmt: skip
+    headers = ["", *[TINY.get(k, k) for k in names], "unfin.", "calls"]
+    widths = [max(len(str(x)) for x in column) for column in zip(headers, *table)]
+    for cells in (headers, ["-" * w for w in widths], *table):
+        click.echo("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths))).rstrip())
+    click.echo()
+    alone = rows[0]
+    lines = ["the engine alone keeps: " + (", ".join(alone.keeps) or "none of the invariants")]
+    for r in rows[1:]:
+        gained = [k for k in r.keeps if k not in alone.keeps]
+        lines.append(f"{r.label}: also keeps " + (", ".join(gained) or "nothing more"))
+    for line in lines:
+        click.echo(textwrap.fill(line, width=80, subsequent_indent="    ", break_on_hyphens=False))
     return 0

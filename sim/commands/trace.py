@@ -10,7 +10,7 @@ import click
 from rich.console import Console
 from rich.text import Text
 
-from sim.commands.common import emit_json, load_scenario, set_option
+from sim.commands.common import emit_json, load_scenario, profile_option, set_option
 from sim.outcome import Outcome, outcome
 from sim.properties import BY_NAME
 from sim.render import grid as grids
@@ -57,6 +57,7 @@ def make_console(no_color: bool, width: int | None) -> Console:
 @click.command()
 @click.argument("scenario")
 @set_option
+@profile_option
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document (outcome and events).")
 @click.option("--check", is_flag=True, help="Compare the outcome with the scenario's [expect] table; exit 1 on a difference.")
 @click.option("--step", is_flag=True, help="Replay one tick at a time: Enter advances, b goes back, a number jumps, q quits.")
@@ -66,15 +67,15 @@ def make_console(no_color: bool, width: int | None) -> Console:
 @click.option("--no-color", is_flag=True, help="Plain text, no colour (also NO_COLOR, and whenever output is piped).")
 @click.option("--width", type=click.IntRange(min=40), metavar="COLS", help="Render for this many columns (default: the terminal's).")
 def trace(
-    scenario: str, sets: tuple[str, ...], as_json: bool, check: bool, step: bool, until: int | None,
-    fmt: str, no_color: bool, width: int | None,
+    scenario: str, sets: tuple[str, ...], profile: str | None, as_json: bool, check: bool, step: bool,
+    until: int | None, fmt: str, no_color: bool, width: int | None,
 ) -> int:  # fmt: skip
     """Run one scenario (a name from `sim scenarios`, or a .toml file) and draw its trace."""
     if as_json and fmt == "itf":
         raise click.UsageError("--json and --format itf are two different documents: choose one")
     if step and (as_json or fmt == "itf"):
         raise click.UsageError("--step replays the swimlane; it does not combine with --json or --format itf")
-    loaded = load_scenario(scenario, sets)
+    loaded = load_scenario(scenario, sets, profile)
     events, result = run_scenario(loaded)
     document = result.to_json()
     diffs = differences(loaded.expect, document) if check else []

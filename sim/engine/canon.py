@@ -26,7 +26,10 @@ dropped, and why it cannot matter:
 
 - version numbers: a version is named by its content instead (contents only grow, so each
   version has its own); versions no pin refers to any more are dropped;
-- journal records no restore can match any more (`readable`).
+- journal records no restore can match any more (`readable`);
+- the tick the feed remembered a key: with the article's feed (retention forever) it is
+  never read; with a finite retention N (docs/outside.md, case 3) only its age counts, and
+  an age of N or more is as good as N (the key is forgotten from then on);
 - beyond the article's model, a controller outage (`sim.faults.restart`): while it is down,
   the restart tick relative to now; its latest outage (crash and restart ticks relative to
   now) only until the heartbeat limit has passed since the restart: by then every running
@@ -34,6 +37,11 @@ dropped, and why it cannot matter:
   no longer changes what the controller counts from (`rules.heard`). While the outage
   still counts, a running attempt's silence is kept uncapped (the controller was not there
   to suspect it at the limit, and the restarted one counts from its own tick).
+
+Beyond the article's model (docs/outside.md, cases 5, 6 and 8) it also keeps the code
+version in force and each live attempt's, the sections whose bytes changed under their hash,
+and each part's and journal record's `Truth` (what it really read and ran under); in the
+article's model these are the same in every state.
 
 Kept: the current content, the epoch and tokens, the journal's readable keys and contents
 (sorted), candidates (digest, producer, token, contents, pinned content), acceptances
@@ -47,7 +55,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sim.engine.records import Acceptance, Candidate
+from sim.engine.records import Acceptance, Candidate, Feed, has_called
 from sim.engine.state import AttemptState, State, Status
 
 Canonical = tuple[Any, ...]
@@ -85,9 +93,12 @@ def canonical(state: State) -> Canonical:
     return (
         s.content, s.epoch, lc is None, la is None, order, readable(s),
         shared(s.candidates, s.versions, candidates), shared(s.acceptances, s.versions, acceptances),
-        s.effects, s.feed, s.posts, s.sends,
+        s.effects, feed(s.feed, t, s.setup.retention), s.posts, s.sends,
         tuple(attempt(a, t, stamp, limit, s.versions) for a in s.attempts),
-        s.owner, s.assessed, s.newsletter, None if s.down is None else s.down - t, outage,
+        s.owner, s.assessed, s.newsletter, None if s.down is None else s.down - t, outage, s.code, s.mutated,
+        # zombie=from-memory: whether each attempt has called the model decides whether it
+        # still restores, and result ids are dropped above
+        () if s.setup.rereads else tuple(has_called(a.n, a.results) for a in s.attempts),
     )  # fmt: skip
 
 
@@ -105,32 +116,58 @@ def shared(part: Any, versions: tuple[tuple[int, ...], ...], form: Any) -> Any:
     return value
 
 
+def feed(f: Feed, t: int, retention: int | None) -> Any:
+    """The feed's canonical form at the start of tick t, remembered by the feed's identity
+    (and, with a finite retention, the tick). A remembered key's tick is read only by the
+    retention rule (`records.knows`: found at tick t' iff t' - tick < retention): with the
+    article's feed (forever) never, so it is dropped; with a retention N only its age
+    matters, and only up to N (from then on the key is forgotten at every later tick)."""
+    if not f.remembered:
+        return f
+    key = None if retention is None else t
+    hit = _memo.get(id(f))
+    if hit is not None and hit[0] is f and hit[1] == key:
+        return hit[2]
+    keys: tuple[tuple[Any, ...], ...]
+    if retention is None:
+        keys = tuple((k, params, post) for k, params, post, _ in f.remembered)
+    else:
+        keys = tuple((k, params, post, min(t - since, retention)) for k, params, post, since in f.remembered)
+    value = (keys, f.posts, f.retracted)
+    _memo[id(f)] = (f, key, value)
+    return value
+
+
 def candidates(cs: tuple[Candidate, ...], versions: tuple[tuple[int, ...], ...]) -> tuple[Any, ...]:
-    return tuple((c.digest, c.attempt, c.token, c.built_from, None if c.pin is None else versions[c.pin]) for c in cs)
+    return tuple(
+        (c.digest, c.attempt, c.token, c.built_from, None if c.pin is None else versions[c.pin],
+         tuple(p.truth for p in c.parts))
+        for c in cs
+    )  # fmt: skip
 
 
 def acceptances(accs: tuple[Acceptance, ...], versions: tuple[tuple[int, ...], ...]) -> tuple[Any, ...]:
     return tuple((a.digest, None if a.version is None else versions[a.version]) for a in accs)
 
 
-def readable(s: State) -> tuple[tuple[Any, int], ...]:
-    """The journal's (key, content) pairs that a restore can still match, sorted. With pins
+def readable(s: State) -> tuple[tuple[Any, ...], ...]:
+    """The journal's (key, content, truth) triples that a restore can still match, sorted. With pins
     off every key can be read. With pins on a key names a section's content, and a restore
     looks up the content of the version its attempt is pinned to: the current version (every
     attempt admitted from now on) or a live attempt's pin; a content no longer among them
     never comes back (revisions only grow)."""
     if not s.setup.pins:
-        return tuple(sorted((key, record.content) for key, record in s.journal))
+        return tuple(sorted((key, record.content, record.truth) for key, record in s.journal))
     pinned = [s.content]
     for a in s.attempts:
         if a.next_tick is not None and a.pin is not None and s.versions[a.pin] is not s.content:
             pinned.append(s.versions[a.pin])
-    out = []
+    out: list[tuple[Any, ...]] = []
     for key, record in s.journal:
-        i, c = key  # type: ignore[misc]
+        i, c = key[0], key[1]  # type: ignore[index]
         for content in pinned:
             if content[i] == c:
-                out.append((key, c))
+                out.append((key, c, record.truth))
                 break
     out.sort()
     return tuple(out)
@@ -160,12 +197,12 @@ def attempt_form(a: AttemptState, t: int, limit: int, versions: tuple[tuple[int,
     status = a.status._value_  # a plain string: cheaper to hash than the Enum
     if a.next_tick is None:
         return (status, a.crashed, silent, a.candidate, a.inherited is not None, accepted, a.ended is not None)
-    held = None if a.held is None else (a.held[0], None if a.held[1] is None else a.held[1].content)
+    held = None if a.held is None else (a.held[0], None if a.held[1] is None else a.held[1][1:])
     unheard = a.unheard
     if unheard is not None:  # (how long unheard, capped; ticks until heard again), or gone
         unheard = (min(t - unheard[0], limit), unheard[1] - t) if unheard[1] > t else None
     return (
         a.token, None if a.pin is None else versions[a.pin], a.inherited, status, a.next_tick - t,
-        a.crashed, silent, tuple(None if p is None else p.content for p in a.results), a.unwritten,
-        a.step, a.phase, held, accepted, a.candidate, a.ended is not None, unheard,
+        a.crashed, silent, tuple(None if p is None else p[1:] for p in a.results), a.unwritten,
+        a.step, a.phase, held, accepted, a.candidate, a.ended is not None, unheard, a.code,
     )  # fmt: skip

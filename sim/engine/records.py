@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-JournalKey = int | tuple[int, int]
+JournalKey = int | tuple[int, ...]
 
 
 def journal_key(step: int, content: int | None) -> JournalKey:
@@ -20,15 +20,53 @@ def journal_key(step: int, content: int | None) -> JournalKey:
     return step if content is None else (step, content)
 
 
+def extended_key(step: int, content: int | None, extra: tuple[int, ...]) -> JournalKey:
+    """The journal's key with what knobs beyond the article's model add to it (docs/outside.md,
+    cases 5 and 8): the hash of a declared extra section, the code version. With none it is
+    `journal_key`."""
+    key = journal_key(step, content)
+    if not extra:
+        return key
+    return (key, *extra) if isinstance(key, int) else (*key, *extra)
+
+
+class Truth(NamedTuple):
+    """What one computed step really read and ran under: ground truth the model's records do
+    not hold (beyond the article's model, docs/outside.md cases 5, 6 and 8). The article's
+    model always has `PLAIN`: the bytes its key names, nothing else, a correct call, code 1."""
+
+    changed: bool = False  # the bytes of its own section were not the bytes its hash names
+    #: undeclared (or declared, with reads=next-section-keyed) sections it read besides its
+    #: own: (section 0-based, content revision, its bytes changed under the hash)
+    also: tuple[tuple[int, int, bool], ...] = ()
+    wrong: bool = False  # the model call returned a summary wrong in content
+    code: int = 0  # the code version (0-based) it was computed under
+
+
+PLAIN = Truth()
+
+
 class JournalRecord(NamedTuple):
     result: str
     content: int  # the section content revision the result was computed from
     attempt: int
+    truth: Truth = PLAIN
 
 
 class Part(NamedTuple):
     result: str
     content: int
+    truth: Truth = PLAIN
+
+
+def result_id(i: int, n: int) -> str:
+    """The schematic result of step i (0-based) computed by attempt #n (docs/model.md §6)."""
+    return f"s{i + 1}@{n}"
+
+
+def has_called(n: int, results: tuple[Part | None, ...]) -> bool:
+    """Whether attempt #n, holding `results`, has called the model (computed one itself)."""
+    return any(p is not None and p.result == result_id(i, n) for i, p in enumerate(results))
 
 
 class Candidate(NamedTuple):
@@ -56,22 +94,63 @@ class Feed(NamedTuple):
     Each `receive` is one transaction, serialized per key: lookup, parameter check, apply and
     remember run as one unit, so two concurrent copies of one request are two calls in
     sequence and the second finds the first one's record.
+
+    Beyond the article's model (docs/outside.md, cases 2 and 3) the feed may forget a key
+    after a retention, may not deduplicate at all, and retracts the earlier copies of a post
+    when it applies a correction that supersedes them.
     """
 
-    remembered: tuple[tuple[str, str, str], ...] = ()  # (key, request params, post id)
+    #: (key, request params, post id, tick it remembered the key)
+    remembered: tuple[tuple[str, str, str, int], ...] = ()
     posts: tuple[tuple[str, str], ...] = ()  # (post id, request params) applied, in order
+    retracted: tuple[str, ...] = ()  # post ids a correction retracted, in order
 
 
-def receive(feed: Feed, key: str | None, params: str) -> tuple[Feed, str, str | None]:
-    """Return (the feed after, answer, post id): answer is applied, repeat (the stored answer)
-    or rejected."""
-    if key is not None:
-        for known, saved, post in feed.remembered:
+class Receipt(NamedTuple):
+    """What one `receive` did: the feed after it, its answer (applied, repeat or rejected), the
+    post applied or repeated, the (post, tick) a forgotten key had answered with (None: the key
+    was not forgotten), and the posts a correction retracted."""
+
+    feed: Feed
+    answer: str
+    post: str | None
+    forgotten: tuple[str, int] | None = None
+    retracted: tuple[str, ...] = ()
+
+
+def knows(remembered_at: int, tick: int, retention: int | None) -> bool:
+    """Whether a key remembered at `remembered_at` is still known at `tick`: always with
+    retention None (forever), else while tick - remembered_at < retention (docs/outside.md,
+    case 3: the record is dropped at the start of tick remembered_at + retention)."""
+    return retention is None or tick - remembered_at < retention
+
+
+def receive(feed: Feed, key: str | None, params: str, tick: int = 0, retention: int | None = None,
+            idempotent: bool = True, supersedes: bool = False) -> Receipt:  # fmt: skip
+    """Receive one request at `tick`. The article's feed (retention None, idempotent) answers a
+    known key with its stored post (repeat), or rejects different params under it; anything
+    else is applied as a new post. A request that `supersedes` earlier copies, once applied,
+    retracts every earlier post of the same params still up."""
+    forgotten: tuple[str, int] | None = None
+    at = -1
+    if key is not None and idempotent:
+        for i, (known, saved, post, since) in enumerate(feed.remembered):
             if known == key:
+                if not knows(since, tick, retention):
+                    forgotten, at = (post, since), i
+                    break
                 if saved != params:
-                    return feed, "rejected", None
-                return feed, "repeat", post
+                    return Receipt(feed, "rejected", None)
+                return Receipt(feed, "repeat", post)
     post = f"P{len(feed.posts) + 1}"
+    retracted = feed.retracted
+    gone: tuple[str, ...] = ()
+    if supersedes:
+        gone = tuple(p for p, saved in feed.posts if saved == params and p not in retracted)
+        retracted = retracted + gone
     posts = feed.posts + ((post, params),)
-    remembered = feed.remembered if key is None else feed.remembered + ((key, params, post),)
-    return Feed(remembered, posts), "applied", post
+    remembered = feed.remembered
+    if key is not None and idempotent:
+        entry = (key, params, post, tick)
+        remembered = remembered + (entry,) if at < 0 else remembered[:at] + (entry,) + remembered[at + 1:]
+    return Receipt(Feed(remembered, posts, retracted), "applied", post, forgotten, gone)

@@ -37,8 +37,12 @@ from sim.engine.records import (
     JournalKey,
     JournalRecord,
     Part,
-    journal_key,
+    PLAIN,
+    Truth,
+    extended_key,
+    has_called,
     receive,
+    result_id,
 )
 from sim.engine.state import (
     ASSEMBLE,
@@ -47,13 +51,14 @@ from sim.engine.state import (
     WAIT,
     AttemptState,
     Held,
+    Setup,
     State,
     Status,
     find_candidate,
 )
-from sim.faults import Fault, Hold, Loss, Moment, PostPoint, Restart, Stall, Unheard
+from sim.faults import CodeChange, Fault, Hold, Loss, Moment, Mutation, PostPoint, Restart, Stall, Unheard
 from sim.switches import Key, Rule
-from sim.trace import Event, Kind, revenue
+from sim.trace import Event, Kind, quoted
 
 _new = tuple.__new__
 NO_EVENTS: tuple[Event, ...] = ()
@@ -74,14 +79,14 @@ class Draft:
         "setup", "versions", "version", "last_change", "last_acceptance", "epoch", "journal",
         "candidates", "acceptances", "effects", "feed", "posts", "sends", "attempts", "owner",
         "assessed", "newsletter", "down", "outage", "tick", "finished", "last_tick", "horizon_reached",
-        "events", "faults",
+        "code", "mutated", "events", "faults",
     )  # fmt: skip
 
     def __init__(self, s: State, faults: Faults) -> None:
         (self.setup, self.versions, self.version, self.last_change, self.last_acceptance,
          self.epoch, self.journal, self.candidates, self.acceptances, self.effects, self.feed,
          self.posts, self.sends, self.attempts, self.owner, self.assessed, self.newsletter,
-         self.down, self.outage, self.finished, self.last_tick, self.horizon_reached,
+         self.down, self.outage, self.finished, self.last_tick, self.horizon_reached, self.code, self.mutated,
          self.tick) = s  # fmt: skip
         self.events: list[Event] = []
         self.faults = faults
@@ -91,7 +96,8 @@ class Draft:
             self.setup, self.versions, self.version, self.last_change, self.last_acceptance,
             self.epoch, self.journal, self.candidates, self.acceptances, self.effects, self.feed,
             self.posts, self.sends, self.attempts, self.owner, self.assessed, self.newsletter,
-            self.down, self.outage, self.finished, self.last_tick, self.horizon_reached, self.tick,
+            self.down, self.outage, self.finished, self.last_tick, self.horizon_reached, self.code, self.mutated,
+            self.tick,
         ))  # fmt: skip
 
     def done(self) -> Step:
@@ -116,18 +122,19 @@ class Worker:
     __slots__ = (
         "n", "token", "pin", "inherited", "status", "next_tick", "crashed", "silent_since",
         "results", "unwritten", "step", "phase", "held", "verdict", "candidate", "ended", "unheard",
+        "code",
     )  # fmt: skip
 
     def __init__(self, a: AttemptState) -> None:
         (self.n, self.token, self.pin, self.inherited, self.status, self.next_tick, self.crashed,
          self.silent_since, self.results, self.unwritten, self.step, self.phase, self.held,
-         self.verdict, self.candidate, self.ended, self.unheard) = a  # fmt: skip
+         self.verdict, self.candidate, self.ended, self.unheard, self.code) = a  # fmt: skip
 
     def freeze(self) -> AttemptState:
         return _new(AttemptState, (
             self.n, self.token, self.pin, self.inherited, self.status, self.next_tick, self.crashed,
             self.silent_since, self.results, self.unwritten, self.step, self.phase, self.held,
-            self.verdict, self.candidate, self.ended, self.unheard,
+            self.verdict, self.candidate, self.ended, self.unheard, self.code,
         ))  # fmt: skip
 
 
@@ -154,9 +161,22 @@ def put_pair(pairs: tuple[tuple[Any, Any], ...], key: Any, value: Any) -> tuple[
     return pairs + ((key, value),)
 
 
+def fenced_out(d: Draft, w: Worker) -> bool:
+    """The check every protected store makes: with fencing on, a token older than the epoch
+    is refused (with `fencing_by=owner`, any writer but the recorded owner)."""
+    return stale(d.setup, w.token, w.n, d.epoch, d.owner)
+
+
+def stale(setup: Setup, token: int, n: int, epoch: int, owner: int | None) -> bool:
+    """Whether fencing refuses the holder of `token`, attempt #n (docs/model.md §2)."""
+    if not setup.fencing:
+        return False
+    return n != owner if setup.owner_fencing else token < epoch
+
+
 def guard(d: Draft, tick: int, w: Worker, store: str, detail: dict[str, Any]) -> bool:
-    """The token check every protected store makes, atomically with the write."""
-    applied = not (d.setup.fencing and w.token < d.epoch)
+    """The token check, made atomically with the write (the write is logged either way)."""
+    applied = not fenced_out(d, w)
     d.log(tick, Kind.WRITE, w.n, {
         "store": store, "token": w.token, "epoch": d.epoch, "applied": applied, **detail,
     })  # fmt: skip
@@ -164,10 +184,29 @@ def guard(d: Draft, tick: int, w: Worker, store: str, detail: dict[str, Any]) ->
 
 
 def journal_steps(d: Draft, w: Worker, steps: Steps) -> None:
+    setup = d.setup
     for i, part in steps:
         assert part is not None
-        key = journal_key(i, part.content if d.setup.pins else None)
-        d.journal = put_pair(d.journal, key, JournalRecord(part.result, part.content, w.n))
+        truth = part.truth
+        if setup.pins:
+            extra = (truth.also[0][1],) if setup.reads_keyed and truth.also else ()
+            key = extended_key(i, part.content, extra + ((truth.code,) if setup.journal_code else ()))
+        else:
+            key = extended_key(i, None, (truth.code,) if setup.journal_code else ())
+        d.journal = put_pair(d.journal, key, JournalRecord(part.result, part.content, w.n, truth))
+
+
+def step_key(d: Draft, w: Worker, i: int) -> JournalKey:
+    """The key an attempt looks step i up by: the step and, with pins on, the hash of its
+    section in the pinned version (beyond the article's model: the next section's hash with
+    reads=next-section-keyed, the code version with journal_code=yes)."""
+    setup = d.setup
+    code = (w.code,) if setup.journal_code else ()
+    if w.pin is None:
+        return extended_key(i, None, code)
+    snapshot = d.versions[w.pin]
+    extra = (snapshot[i + 1],) if setup.reads_keyed and i + 1 < len(snapshot) else ()
+    return extended_key(i, snapshot[i], extra + code)
 
 
 def write_journal(d: Draft, tick: int, w: Worker, steps: Steps) -> bool:
@@ -205,9 +244,21 @@ def send(d: Draft, tick: int, w: Worker, digest: str, key: str | None) -> None:
     fault = d.faults.consult(tick, Moment.SEND, (d.sends,))
     copies: int = 1 if fault is None else fault.directive()  # type: ignore[assignment]
     d.log(tick, Kind.SENT, w.n, {"digest": digest, "key": key, "copies": copies})
+    setup = d.setup
+    # beyond the article's model (compensate=yes): a successor finishing an inherited
+    # announcement cannot know whether its predecessor's send was applied, so it sends a
+    # correction that supersedes any earlier copy (docs/outside.md, case 2)
+    supersedes = setup.compensate and w.inherited is not None
     for _ in range(copies):
-        d.feed, answer, post = receive(d.feed, key, digest)
-        d.log(tick, Kind.FEED, w.n, {"digest": digest, "key": key, "answer": answer, "post": post})
+        receipt = receive(d.feed, key, digest, tick, setup.retention, setup.idempotent, supersedes)
+        d.feed = receipt.feed
+        post = receipt.post
+        if receipt.forgotten is not None:  # the key's retention ran out (case 3)
+            forgot, since = receipt.forgotten
+            d.log(tick, Kind.EXPIRED, w.n, {"key": key, "post": forgot, "remembered": since})
+        for old in receipt.retracted:  # the correction retracts the earlier copies (case 2)
+            d.log(tick, Kind.RETRACTED, w.n, {"digest": digest, "post": old, "correction": post})
+        d.log(tick, Kind.FEED, w.n, {"digest": digest, "key": key, "answer": receipt.answer, "post": post})
 
 
 # -- a. the input (docs/model.md §5.1) --------------------------------------------------------
@@ -223,6 +274,12 @@ def input_phase(state: State, tick: int, faults: Faults) -> Step:
         return lose(d, tick, directive.store)
     if isinstance(directive, Restart):
         return crash(d, tick, directive.down)
+    if isinstance(directive, Mutation):
+        return mutate(d, tick, directive.section)
+    if isinstance(directive, CodeChange):
+        d.code += 1
+        d.log(tick, Kind.CODE_CHANGED, None, {"code": d.code + 1})
+        return d.done()
     sections: tuple[int, ...] = directive  # type: ignore[assignment]
     content = tuple(rev + 1 if i + 1 in sections else rev for i, rev in enumerate(d.content))
     d.versions = d.versions + (content,)
@@ -277,6 +334,17 @@ def restart(state: State, t: int, faults: Faults) -> Step:
     return d.done()
 
 
+def mutate(d: Draft, tick: int, section: int) -> Step:
+    """A snapshot mutation (beyond the article's model): the bytes of a section of the current
+    report change in place; its content hash, the version and every key naming it stay."""
+    i = section - 1
+    content = d.content[i]
+    if (i, content) not in d.mutated:
+        d.mutated = tuple(sorted(d.mutated + ((i, content),)))
+    d.log(tick, Kind.MUTATED, None, {"section": section, "version": d.version + 1, "content": content})
+    return d.done()
+
+
 # -- the workers (docs/model.md §5.2 and §5.4) ------------------------------------------------
 def act(state: State, n: int, t: int, faults: Faults) -> Step:
     """Attempt #n does at most one step at tick t; its `next_tick` says when it acts next."""
@@ -296,8 +364,14 @@ def program(d: Draft, w: Worker, t: int) -> int | None:
         w.silent_since = None
         d.log(t, Kind.WOKE, w.n, {})
         held, w.held = w.held, None
+        if d.setup.step_fencing and fenced_out(d, w):  # its held result is discarded
+            fence(d, w, t)
+            return None
         if held is not None:
             return finish(d, w, t, held)
+    elif d.setup.step_fencing and fenced_out(d, w):  # replaced while working: no next step
+        fence(d, w, t)
+        return None
     fault = d.faults.consult(t, Moment.ACT, (w.n, t))
     directive = None if fault is None else fault.directive()
     silence: Stall | None = None
@@ -307,8 +381,14 @@ def program(d: Draft, w: Worker, t: int) -> int | None:
     else:
         silence = directive  # type: ignore[assignment]
     if w.phase == STEPS:
-        while w.step < len(w.results) and restore(d, w, t, w.step):
-            w.step += 1
+        if d.setup.rereads or not has_called(w.n, w.results):  # zombie=from-memory: only before its first call
+            while w.step < len(w.results):
+                restored = restore(d, w, t, w.step)
+                if restored is None:  # a strict replay met a record of other code: stuck
+                    return None
+                if not restored:
+                    break
+                w.step += 1
         if w.step < len(w.results):
             part = compute(d, w, t, w.step)
             if silence is not None:
@@ -387,22 +467,47 @@ def assemble(d: Draft, w: Worker, t: int) -> int | None:
     return t + 1
 
 
-def restore(d: Draft, w: Worker, t: int, i: int) -> bool:
-    """A step whose journal key matches is restored at no cost (no tick, no call)."""
-    key = journal_key(i, None if w.pin is None else d.versions[w.pin][i])
-    record = journal_get(d.journal, key)
+def restore(d: Draft, w: Worker, t: int, i: int) -> bool | None:
+    """A step whose journal key matches is restored at no cost (no tick, no call). With
+    replay=strict (beyond the article's model) a matching record written under other code
+    is a non-determinism error: the attempt stops there, still running (None)."""
+    record = journal_get(d.journal, step_key(d, w, i))
     if record is None:
         return False
-    w.results = w.results[:i] + (Part(record.result, record.content),) + w.results[i + 1:]
+    if d.setup.strict and record.truth.code != w.code:
+        d.log(t, Kind.REPLAY_FAILED, w.n, {"step": i + 1, "recorded": record.truth.code + 1, "code": w.code + 1})
+        return None
+    w.results = w.results[:i] + (Part(record.result, record.content, record.truth),) + w.results[i + 1:]
     d.log(t, Kind.RESTORED, w.n, {"step": i + 1, "result": record.result, "by": record.attempt, "content": record.content})
     return True
 
 
 def compute(d: Draft, w: Worker, t: int, i: int) -> Part:
-    """One model call. With pins on it reads the pinned snapshot, otherwise the live report."""
-    content = d.versions[w.pin][i] if w.pin is not None else d.content[i]
-    part = Part(f"s{i + 1}@{w.n}", content)
-    d.log(t, Kind.COMPUTED, w.n, {"step": i + 1, "result": part.result, "content": content})
+    """One model call. With pins on it reads the pinned snapshot, otherwise the live report.
+
+    Beyond the article's model it also records what the call really read and ran under (its
+    `Truth`): bytes changed under their hash, the next section (reads=next-section), a wrong
+    summary (the CALL moment's fault), the attempt's code version. The `computed` event
+    names each only when it is not the article's case, so the article's events are unchanged."""
+    snapshot = d.versions[w.pin] if w.pin is not None else d.versions[d.version]
+    content = snapshot[i]
+    mutated = d.mutated
+    changed = bool(mutated) and (i, content) in mutated
+    also: tuple[tuple[int, int, bool], ...] = ()
+    if d.setup.reads_next and i + 1 < len(snapshot):
+        also = ((i + 1, snapshot[i + 1], (i + 1, snapshot[i + 1]) in mutated),)
+    wrong = d.faults.consult(t, Moment.CALL, (w.n, i + 1)) is not None
+    part = Part(result_id(i, w.n), content, Truth(changed, also, wrong, w.code))
+    detail: dict[str, Any] = {"step": i + 1, "result": part.result, "content": content}
+    if changed:
+        detail["changed"] = True
+    if also:
+        detail["also"] = [[s + 1, c, m] for s, c, m in also]
+    if wrong:
+        detail["wrong"] = True
+    if w.code:
+        detail["code"] = w.code + 1
+    d.log(t, Kind.COMPUTED, w.n, detail)
     return part
 
 
@@ -432,19 +537,24 @@ def post(d: Draft, w: Worker, t: int) -> int | None:
         w.ended = t
         d.log(t, Kind.DONE, w.n, {"digest": digest})
         return None
+    # Every poster records its intent first, so a stale token is fenced before the send;
+    # only a successor finishing an inherited announcement resends under the intent its
+    # predecessor already recorded (docs/model.md §5.4: "reconcile first").
+    records_intent = w.inherited is None or effect_of(d.effects, digest) is None
+    if records_intent and fenced_out(d, w):
+        # its intent will be refused: it never reaches any point of a post, so it is not
+        # one of the run's post actions and no post fault is consulted for it
+        write_effect(d, t, w, digest, "intent")
+        fence(d, w, t)
+        return None
     d.posts += 1
     fault = d.faults.consult(t, Moment.POST, (d.posts,))
     directive = None if fault is None else fault.directive()
     death = directive if isinstance(directive, PostPoint) else None
     if death is PostPoint.BEFORE_INTENT:
         return die(d, w, t, death)
-    # Every poster records its intent first, so a stale token is fenced before the send;
-    # only a successor finishing an inherited announcement resends under the intent its
-    # predecessor already recorded (docs/model.md §5.4: "reconcile first").
-    if w.inherited is None or effect_of(d.effects, digest) is None:
-        if not write_effect(d, t, w, digest, "intent"):
-            fence(d, w, t)
-            return None
+    if records_intent:
+        write_effect(d, t, w, digest, "intent")  # not refused: checked above
     if death is PostPoint.AFTER_INTENT:
         return die(d, w, t, death)
     if isinstance(directive, Hold):  # paused inside the effect: it sends when it wakes
@@ -509,7 +619,7 @@ def admit(d: Draft, tick: int, reason: str, inherit: str | None) -> None:
         next_tick=tick + 1,  # it does not act in the tick it was admitted
         crashed=False, silent_since=None, results=(None,) * d.setup.sections, unwritten=(),
         step=0, phase=POST if inherit is not None else STEPS, held=None, verdict=None,
-        candidate=inherit, ended=None,
+        candidate=inherit, ended=None, unheard=None, code=d.code,
     ),)  # fmt: skip
     d.owner = n
     d.log(tick, Kind.ADMITTED, n, {
@@ -534,12 +644,21 @@ def assess(state: State, t: int, faults: Faults) -> Step:
             d.last_acceptance = t
             producer.verdict = (True, t)
             d.put(producer.freeze())
-            d.log(t, Kind.ACCEPTED, None, {
+            detail: dict[str, Any] = {
                 "digest": c.digest, "producer": c.attempt,
                 "version": None if version is None else version + 1,
                 "built_from": list(c.built_from),
-            })  # fmt: skip
+            }  # fmt: skip
+            if d.code or any(p.truth != PLAIN for p in c.parts):  # beyond the article's model
+                detail["code"] = d.code + 1
+                detail["truth"] = [
+                    [i + 1, p.truth.changed, [[s + 1, rev, m] for s, rev, m in p.truth.also], p.truth.wrong, p.truth.code + 1]
+                    for i, p in enumerate(c.parts)
+                ]  # fmt: skip
+            d.log(t, Kind.ACCEPTED, None, detail)
             continue
+        if d.setup.figures:
+            strike(d, c)
         producer.verdict = (False, t)
         d.log(t, Kind.REFUSED, None, {"digest": c.digest, "producer": c.attempt, "reason": reason})
         # running -> refused; a silent UNKNOWN producer stays UNKNOWN (a crashed one for
@@ -553,8 +672,12 @@ def assess(state: State, t: int, faults: Faults) -> Step:
 
 
 def refusal(d: Draft, c: Candidate) -> str | None:
-    if d.setup.fencing and c.token < d.epoch:
+    if stale(d.setup, c.token, c.attempt, d.epoch, d.owner):
         return "stale token"
+    if d.setup.figures:  # beyond the article's model: the assessor reads every figure
+        wrong = [f"s{i + 1}" for i, p in enumerate(c.parts) if p.truth.wrong]
+        if wrong:
+            return f"the figures of {', '.join(wrong)} do not match the section; its journal record is struck"
     if not d.setup.pins:
         return None  # every complete candidate is accepted
     if c.pin != d.version:
@@ -564,6 +687,15 @@ def refusal(d: Draft, c: Candidate) -> str | None:
     if any(a.version == d.version for a in d.acceptances):
         return f"a digest is already accepted for v{d.version + 1}"
     return None
+
+
+def strike(d: Draft, c: Candidate) -> None:
+    """assessor=figures (beyond the article's model): the journal records of a refused
+    digest's wrong parts are struck, so that the rebuild computes those steps again rather
+    than restoring the same wrong summaries by key."""
+    wrong = {p.result for p in c.parts if p.truth.wrong}
+    if wrong:
+        d.journal = tuple((key, record) for key, record in d.journal if record.result not in wrong)
 
 
 def gate(state: State, t: int, faults: Faults) -> Step:
@@ -577,7 +709,7 @@ def gate(state: State, t: int, faults: Faults) -> Step:
     d.newsletter = digest.digest
     accepted = any(a.digest == digest.digest for a in state.acceptances)
     d.log(t, Kind.NEWSLETTER, None, {
-        "digest": digest.digest, "quote": revenue(digest.parts[1].content),
+        "digest": digest.digest, "quote": quoted(digest.parts[1].content, digest.parts[1].truth.wrong),
         "built_from": list(digest.built_from), "accepted": accepted,
     })  # fmt: skip
     return d.done()

@@ -14,6 +14,9 @@ candidate by its digest id (`Candidate.digest`), so identity is never data.
   write order, a later write of a key replacing its record in place), `candidates` (in write
   order), `acceptances`, `effects` ((digest id, "intent" | "confirmed") pairs), `feed`
   (`records.Feed`), `last_acceptance`.
+- beyond the article's model (docs/outside.md, cases 5 and 8): `code` (the orchestration
+  code's version in force, 0-based) and `mutated` ((section, content revision) pairs whose
+  bytes changed under their hash, sorted).
 - the fault moments' counters: `posts` (post actions begun), `sends` (sends begun). The
   schedule's faults are matched against these values (docs/model.md §9).
 - the attempts: one `AttemptState` each, in attempt order.
@@ -43,6 +46,7 @@ from sim.engine.records import (
     Part,
 )
 from sim.faults import Moment
+from sim.knobs import KNOBS
 from sim.schedule import Schedule
 from sim.switches import Checkpoints, Fencing, Gate, Key, Pins, Rule, Switches
 
@@ -89,6 +93,9 @@ class AttemptState(NamedTuple):
     #: heard again from `until`, while it keeps working (beyond the article's model:
     #: `sim.faults.delay`); None: heard
     unheard: tuple[int, int] | None = None
+    #: the orchestration code version (0-based) it runs: the one deployed at its admission
+    #: (beyond the article's model: `sim.faults.code`)
+    code: int = 0
 
     @property
     def alive(self) -> bool:
@@ -122,6 +129,21 @@ class Setup:
     newsletter_ready: int
     horizon: int
     last_change_at: int  # the last tick with a scheduled report change (-1: none)
+    # the feed beyond the article's model (knobs, docs/outside.md cases 2 and 3); the
+    # defaults are the article's feed
+    retention: int | None = None  # ticks the feed remembers a key (None: forever)
+    idempotent: bool = True  # the feed deduplicates by key (receiver=idempotent)
+    compensate: bool = False  # a successor's resend is a correction (compensate=yes)
+    # engine behaviours beyond the article (`sim.knobs`; the article's at their defaults)
+    rereads: bool = True  # zombie=rereads: the journal is looked up before every step
+    step_fencing: bool = False  # fencing_scope=step: a replaced worker gets no further step
+    owner_fencing: bool = False  # fencing_by=owner: stores compare the writer with the owner
+    # knobs beyond the article's model (docs/outside.md); the defaults are the article's
+    reads_next: bool = False  # a step also reads the next section (reads != declared)
+    reads_keyed: bool = False  # ... and its journal key names it (reads=next-section-keyed)
+    figures: bool = False  # the assessor checks every figure (assessor=figures)
+    journal_code: bool = False  # the journal key names the code version (journal_code=yes)
+    strict: bool = False  # a record of other code stops the attempt (replay=strict)
     #: beyond the article's model: what of the controller survives its restart (the knob
     #: `controller_state`: "durable", "no-epoch", "no-intents" or "old-timers"), and the
     #: first owner token (where a counter that is not durable starts again)
@@ -154,6 +176,8 @@ class State(NamedTuple):
     finished: bool
     last_tick: int
     horizon_reached: bool
+    code: int
+    mutated: tuple[tuple[int, int], ...]
     tick: int  # last: `rules.end_of_tick` replaces it every tick
 
     @property
@@ -181,6 +205,17 @@ def initial_state(switches: Switches, schedule: Schedule) -> State:
         newsletter_ready=schedule.newsletter_ready,
         horizon=schedule.horizon,
         last_change_at=ticks[-1] if ticks else -1,
+        retention=KNOBS["retention"].number(switches.knob("retention")),
+        idempotent=switches.knob("receiver") == "idempotent",
+        compensate=switches.knob("compensate") == "yes",
+        rereads=switches.knob("zombie") == "rereads",
+        step_fencing=switches.knob("fencing_scope") == "step",
+        owner_fencing=switches.knob("fencing_by") == "owner",
+        reads_next=switches.knob("reads") != "declared",
+        reads_keyed=switches.knob("reads") == "next-section-keyed",
+        figures=switches.knob("assessor") == "figures",
+        journal_code=switches.knob("journal_code") == "yes",
+        strict=switches.knob("replay") == "strict",
         controller_state=switches.knob("controller_state"),
         first_token=schedule.first_token,
     )
@@ -189,7 +224,7 @@ def initial_state(switches: Switches, schedule: Schedule) -> State:
         last_acceptance=None, epoch=schedule.first_token - 1, journal=(), candidates=(),
         acceptances=(), effects=(), feed=Feed(), posts=0, sends=0, attempts=(), owner=None,
         assessed=0, newsletter=None, down=None, outage=None, finished=False, last_tick=0,
-        horizon_reached=False, tick=0,
+        horizon_reached=False, code=0, mutated=(), tick=0,
     )  # fmt: skip
 
 

@@ -8,16 +8,20 @@ from sim.faults.base import (
     FAULT_SETS,
     KINDS,
     Bounds,
+    WRONG,
     Choices,
+    CodeChange,
     Fault,
     Hold,
     Loss,
     Moment,
+    Mutation,
     PostPoint,
     Restart,
     RunFacts,
     Stall,
     Unheard,
+    Wrong,
     by_key,
     canonical,
     check_order,
@@ -27,13 +31,16 @@ from sim.faults.base import (
     unregister,
 )
 from sim.faults.change import ReportChange
+from sim.faults.code import CodeUpdate
 from sim.faults.delay import HeartbeatDelay
 from sim.faults.death import PosterDeath
 from sim.faults.duplicate import DuplicateDelivery
 from sim.faults.loss import StorageLoss
+from sim.faults.mutation import SnapshotMutation
 from sim.faults.pause import PosterPause
 from sim.faults.restart import ControllerRestart
 from sim.faults.silence import Silence
+from sim.faults.wrong import WrongSummary
 
 register(Silence)
 register(ReportChange)
@@ -43,12 +50,18 @@ register(DuplicateDelivery)
 register(PosterPause)
 register(StorageLoss)
 register(HeartbeatDelay)
+register(SnapshotMutation)
+register(WrongSummary)
+register(CodeUpdate)
 register(ControllerRestart)
 
 __all__ = [
     "FAULT_SETS",
     "KINDS",
+    "WRONG",
     "Choices",
+    "CodeChange",
+    "CodeUpdate",
     "ControllerRestart",
     "DuplicateDelivery",
     "Bounds",
@@ -57,6 +70,7 @@ __all__ = [
     "Hold",
     "Loss",
     "Moment",
+    "Mutation",
     "PostPoint",
     "PosterDeath",
     "PosterPause",
@@ -64,9 +78,12 @@ __all__ = [
     "Restart",
     "RunFacts",
     "Silence",
+    "SnapshotMutation",
     "Stall",
     "StorageLoss",
     "Unheard",
+    "Wrong",
+    "WrongSummary",
     "by_key",
     "canonical",
     "check_order",

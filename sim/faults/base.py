@@ -61,16 +61,23 @@ class Moment(Enum):
     `directive` tells the engine to do."""
 
     #: the input phase of tick t; where (t,); directive: the sections that get new content,
-    #: a `Loss` (a store loses its records) or a `Restart` (the controller goes down)
+    #: a `Loss` (a store loses its records), a `Restart` (the controller goes down), a
+    #: `Mutation` (a section's bytes change under its hash) or a `CodeChange` (the
+    #: orchestration code's version increments)
     INPUT = 0
     #: attempt #n begins what it does at tick t; where (n, t); directive: a `Stall`, or an
     #: `Unheard` (its heartbeats stop reaching the controller while it works on)
     ACT = 1
-    #: the run's nth post action begins; where (nth,); directive: the `PostPoint` it dies at,
+    #: attempt #n makes the model call of step s (1-based; each attempt computes a step at
+    #: most once); where (n, s); directive: `WRONG` (the summary is wrong in content, right in
+    #: form)
+    CALL = 2
+    #: the run's nth post action begins (a poster fenced at its intent is not one); where
+    #: (nth,); directive: the `PostPoint` it dies at,
     #: or a `Hold` (it falls silent between its intent and its send)
-    POST = 2
+    POST = 3
     #: the run's nth send begins; where (nth,); directive: how many copies reach the feed
-    SEND = 3
+    SEND = 4
 
 
 class PostPoint(Enum):
@@ -104,6 +111,30 @@ class Loss:
     "effects"), at the start of the tick."""
 
     store: str
+
+
+@dataclass(frozen=True, slots=True)
+class Mutation:
+    """An INPUT directive: the bytes of `section` (1-based) in the current report change in
+    place, at the start of the tick, while its content hash (and so its version) stays."""
+
+    section: int
+
+
+@dataclass(frozen=True, slots=True)
+class CodeChange:
+    """An INPUT directive: the orchestration code's version increments at the start of the
+    tick (a deploy under running work)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Wrong:
+    """The CALL directive: the model call returns a summary that is wrong in content and
+    right in form (a fallible model that an assessor of form cannot catch)."""
+
+
+#: the one `Wrong` directive
+WRONG = Wrong()
 
 
 @dataclass(frozen=True, slots=True)
@@ -221,6 +252,9 @@ class Fault(ABC):
     #: one of the article's own faults (`--faults article`, the default); the kinds beyond
     #: the article's model join `sim explore` and `sim check` only with `--faults all`
     article: ClassVar[bool] = True
+    #: the case of docs/outside.md (the article's failures outside its model) the kind runs,
+    #: if any (`sim.cases` lists each case with the kinds and knobs that name it)
+    case: ClassVar[int | None] = None
 
     # -- the data ----------------------------------------------------------------------
     @classmethod

@@ -39,6 +39,7 @@ class PosterDeath(Fault):
     check_name = "poster_death"
     moment = Moment.POST
     shown_by = "died"
+    case = 7
     coverage_labels = tuple(f"poster death {p.value}" for p in DEATH_POINTS)
 
     point: PostPoint = PostPoint.AFTER_SEND

@@ -38,6 +38,7 @@ class HeartbeatDelay(Fault):
     check_name = "heartbeat_delay"
     moment = Moment.ACT
     shown_by = "unheard"
+    case = 4
     coverage_labels = ("heartbeats delayed",)
     article = False
 

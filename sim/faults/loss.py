@@ -49,6 +49,7 @@ class StorageLoss(Fault):
     check_name = "storage_loss"
     moment = Moment.INPUT
     shown_by = "lost"
+    case = 10
     coverage_labels = tuple(f"{store} lost" for store in STORES)
     article = False
 

@@ -36,6 +36,7 @@ class PosterPause(Fault):
     check_name = "poster_pause"
     moment = Moment.POST
     shown_by = "silent"
+    case = 1
     coverage_labels = ("poster paused inside its post",)
     article = False
 

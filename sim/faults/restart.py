@@ -47,6 +47,7 @@ class ControllerRestart(Fault):
     check_name = "controller_restart"
     moment = Moment.INPUT
     shown_by = "controller-down"
+    case = 9
     coverage_labels = ("controller restarted",)
     article = False
 

@@ -26,7 +26,8 @@ from sim.limits import quote
 class Knob:
     """One knob: its name (as `--set` and a scenario's [switches] table spell it), its named
     values (the first is the article's behaviour, the default), the whole numbers it also
-    allows (None: none), what it sets in words, and the case of docs/outside.md it serves."""
+    allows (None: none), what it sets in words, and the case of docs/outside.md it serves
+    (0: an engine behaviour, docs/profiles.md)."""
 
     name: str
     values: tuple[str, ...]

@@ -1,7 +1,9 @@
 """The properties of a run, as data: one module per property, registered in `base`.
 
 Safety properties (always): duplicate-effect, misused-dependant, stale-write,
-two-acceptances, wrong-acceptance: the invariants, whose breaks the outcome lists as
+two-acceptances, wrong-acceptance, and beyond the article's model uncorrected-duplicate
+(judged only with the feed's knobs set, docs/outside.md cases 2 and 3) and faithful-digest
+(cases 5, 6 and 8): the invariants, whose breaks the outcome lists as
 `violations`, the swimlane marks with "!" and `sim explore`/`sim check` search for.
 Progress properties (eventually, judged at the end of the run): effects-confirmed and
 finished (the outcome's `finished` field).
@@ -14,10 +16,12 @@ from __future__ import annotations
 from sim.properties import (  # noqa: F401  (each module registers its property)
     duplicate_effect,
     effects_confirmed,
+    faithful_digest,
     finished,
     misused_dependant,
     stale_write,
     two_acceptances,
+    uncorrected_duplicate,
     wrong_acceptance,
 )
 from sim.properties.base import (
@@ -34,6 +38,7 @@ from sim.properties.base import (
     Property,
     Seen,
     Temporal,
+    judged_under,
     registered,
     verdict,
 )
@@ -91,7 +96,7 @@ def at_risk(trace: Trace, props: tuple[Property, ...] = SAFETY) -> set[str]:
     """The properties of `props` whose hazard arose in this run, whether or not a protection
     stopped it (each property's `hazard` says what that is). One walk over the events, in
     which every hazard reads the same `Seen` state."""
-    hazards = [p for p in props if p.hazard is not None]
+    hazards = [p for p in props if p.hazard is not None and judged_under(p, trace.switches)]
     by_kind: dict[Kind, list[tuple[str, Hazard]]] = {}
     at_tick_end: list[tuple[str, Hazard]] = []
     for p in hazards:
@@ -129,6 +134,6 @@ def guarded(switches: Switches, name: str) -> bool:
 __all__ = [
     "ALL_HOLD", "ALWAYS", "ARTICLE_NAMES", "ARTICLE_SAFETY", "BROKEN", "BY_NAME", "EFFECTS_CONFIRMED", "EVENTUALLY", "FINISHED", "GUARDS",
     "HOLDS", "HOLDS_WITHIN_BOUND", "NAMES", "PROGRESS", "PROPERTIES", "SAFETY", "Failure", "Guard",
-    "Hazard", "Property", "Seen", "Temporal", "at_risk", "breaking_events", "guarded", "judged", "unguarded_by",
+    "Hazard", "Property", "Seen", "Temporal", "at_risk", "breaking_events", "guarded", "judged", "judged_under", "unguarded_by",
     "verdict", "violations",
 ]  # fmt: skip

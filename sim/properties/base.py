@@ -114,8 +114,13 @@ class Failure:
     reason: str
     caveat: str
     remedies: tuple[str, ...]
+    #: a further condition on the settings, for a knob beyond the article's model (a knob's
+    #: value is a spelling, and may be any of a range of numbers); None: none
+    when: Callable[[Switches], bool] | None = None
 
     def applies(self, switches: Switches) -> bool:
+        if self.when is not None and not self.when(switches):
+            return False
         return all(getattr(switches, name) is value for name, value in self.settings)
 
 
@@ -244,6 +249,21 @@ def add(memo: tuple[Any, ...], item: Any) -> tuple[Any, ...]:
     return memo if item in memo else tuple(sorted((*memo, item)))
 
 
+def only_where(applies: Callable[[Switches], bool], breaks: Check) -> Check:
+    """`breaks`, judged only on a trace whose switches `applies` accepts (else nothing breaks)."""
+
+    def judged(trace: Trace, report: ReportHistory) -> Iterator[int]:
+        if applies(trace.switches):
+            yield from breaks(trace, report)
+
+    return judged
+
+
+def judged_under(prop: Property, switches: Switches) -> bool:
+    """Whether `prop` is judged in a run with these switches (`Property.applies`)."""
+    return prop.applies is None or prop.applies(switches)
+
+
 # -- the property ---------------------------------------------------------------------------
 #: a property's check: every event index that breaks it, in trace order
 Check = Callable[[Trace, ReportHistory], Iterator[int]]
@@ -275,12 +295,18 @@ class Property:
     #: can only break under a fault kind or knob beyond it, is judged by `sim trace` and
     #: `sim explore`, by `sim check --faults all`, and is not a column of the sweep
     article: bool = True
+    #: the settings under which it is judged at all (None: every run); elsewhere it holds by
+    #: definition. A property beyond the article's model that only means something under a
+    #: knob set away from its default says so here, so the article's runs never judge it.
+    applies: Callable[[Switches], bool] | None = None
 
     def __post_init__(self) -> None:
         if self.breaks is None:
             if self.monitor is None:
                 raise ValueError(f"property {self.name!r} needs a monitor or a breaks function")
             object.__setattr__(self, "breaks", monitor_breaks(self.monitor))
+        if self.applies is not None:
+            object.__setattr__(self, "breaks", only_where(self.applies, self.breaks))
         if self.monitor is not None and (self.monitor.end is None) != self.safety:
             raise ValueError(f"property {self.name!r}: a progress monitor has an end, a safety one none")
 

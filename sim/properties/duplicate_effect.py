@@ -2,7 +2,8 @@
 
 Guarded by the per-operation post key: the feed remembers the key `announce/<digest>` and
 answers a resend or a second copy with the post it already applied (docs/model.md, "The
-announcement").
+announcement"). Beyond the article's model the key does not hold it when the receiver has no
+idempotency (receiver=none) or forgets keys (a finite retention).
 """
 
 from __future__ import annotations
@@ -14,10 +15,12 @@ from sim.properties.base import (
     Memo,
     Monitor,
     Property,
+    Failure,
     Seen,
     add,
     register,
 )
+from sim.switches import Switches
 from sim.trace import Event, Kind, ReportHistory, Trace
 
 
@@ -50,6 +53,38 @@ def arose(seen: Seen, e: Event) -> bool:
     return e.detail["digest"] in seen.applied
 
 
+#: what puts it at risk (uncorrected-duplicate shares it)
+HAZARD = Hazard("the feed received an operation again after applying it once", arose, frozenset({Kind.FEED}))
+
+
+# -- beyond the article's model (docs/outside.md, cases 2 and 3) -----------------------------
+def no_idempotency(switches: Switches) -> bool:
+    return switches.knob("receiver") == "none"
+
+
+def key_expiry(switches: Switches) -> bool:
+    return switches.knob("retention") != "forever"
+
+
+#: a receiver with no idempotency ignores the key (case 2)
+NO_IDEMPOTENCY = Failure(
+    settings=(),
+    when=no_idempotency,
+    reason="the receiver does not deduplicate (receiver=none)",
+    caveat="the receiver has no idempotency: it ignores the key and applies every request",
+    remedies=("receiver=idempotent",),
+)
+
+#: a feed that forgets keys answers a late resend as a new request (case 3)
+KEY_EXPIRY = Failure(
+    settings=(),
+    when=key_expiry,
+    reason="the feed forgets keys (a finite retention)",
+    caveat="the feed forgets a key after its retention, and a later resend is a new request",
+    remedies=("retention=forever",),
+)
+
+
 PROPERTY = register(Property(
     name="duplicate-effect",
     temporal=ALWAYS,
@@ -57,5 +92,8 @@ PROPERTY = register(Property(
     monitor=MONITOR,
     why=why,
     guard=GUARDS["key"],
-    hazard=Hazard("the feed received an operation again after applying it once", arose, frozenset({Kind.FEED})),
+    # beyond the article's model (docs/outside.md cases 2 and 3): a receiver that ignores or
+    # forgets keys defeats the per-operation key
+    unless=(NO_IDEMPOTENCY, KEY_EXPIRY),
+    hazard=HAZARD,
 ))  # fmt: skip

@@ -9,9 +9,11 @@ protections the run needed (the sweep's `needed`), and "one change at a time": w
 single switch flip does, read from the sweep's neighbour runs. The URL hash holds the
 combination (`#silent=paused&fencing=on&...`), so a link reproduces a view.
 
-Data comes from the sweep only: the JSON document of `sweep.json` (switches, outcome,
-needed, summary) and each run's `Grid`, built where the run was simulated
-(`sim.sweep.simulate_all(grids=True)`). Nothing is simulated or derived again here.
+Data comes from the sweep: the JSON document of `sweep.json` (switches, outcome, needed,
+summary) and each run's `Grid`, built where the run was simulated
+(`sim.sweep.simulate_all(grids=True)`); nothing of the 864 runs is simulated or derived
+again here. The page's last section lists the ten failures beyond the article's model
+(`sim.cases`), each with the swimlanes of its named scenarios, which `case_views` runs.
 
 The data is embedded as one JSON value (`<script type="application/json">`), compacted by
 interning: every distinct string, mark, cell, row, legend entry, outcome and grid is stored
@@ -28,8 +30,10 @@ from collections.abc import Hashable, Sequence
 from typing import Any
 
 from sim import scenario as scenarios
-from sim.properties import BY_NAME, GUARDS
-from sim.render.grid import CLASSES, Cell, Grid, Mark
+from sim.cases import CASES, runs_with
+from sim.properties import BY_NAME, GUARDS, NAMES
+from sim.render.grid import CLASSES, Cell, Grid, Mark, build
+from sim.run import run_scenario
 from sim.schedule import EXAMPLE_CHANGE_TICK, EXAMPLE_SILENCE_TICK, EXAMPLE_WAKE_TICK
 from sim.switches import PROTECTIONS, SWEPT, SWITCHES, Change, Switches
 
@@ -220,8 +224,27 @@ def _check_run(position: int, run: dict[str, Any], order: list[str], fixed: dict
         raise ValueError(f"explainer: run {run['id']} has other fixed switches than run 1")
 
 
-def encode(doc: Document, grids: Sequence[Grid]) -> dict[str, Any]:
-    """The page's data: the sweep document and each run's grid, interned into tables."""
+#: a case's scenario as the page shows it: (name, its switches away from the worked example,
+#: the invariants it breaks, its swimlane)
+CaseView = tuple[str, str, tuple[str, ...], Grid]
+
+
+def case_views() -> list[tuple[int, list[CaseView]]]:
+    """Each case beyond the article's model with its scenarios run (`sim.cases`)."""
+    out = []
+    for case in CASES:
+        views: list[CaseView] = []
+        for name in case.scenarios:
+            loaded = scenarios.load(name)
+            trace, result = run_scenario(loaded)
+            views.append((name, loaded.switches.label(), result.broken, build(trace)))
+        out.append((case.number, views))
+    return out
+
+
+def encode(doc: Document, grids: Sequence[Grid], cases: Sequence[tuple[int, list[CaseView]]] = ()) -> dict[str, Any]:
+    """The page's data: the sweep document and each run's grid, interned into tables, and
+    the cases beyond the article's model with their scenarios' grids."""
     runs = doc["runs"]
     if len(grids) != len(runs):
         raise ValueError(f"explainer: {len(runs)} runs but {len(grids)} grids")
@@ -234,6 +257,13 @@ def encode(doc: Document, grids: Sequence[Grid]) -> dict[str, Any]:
     for position, (run, grid) in enumerate(zip(runs, grids)):
         _check_run(position, run, order, fixed)
         encoded_runs.append(encoder.run(run, grid))
+    beyond = [name for name in NAMES if name not in encoder.inv]  # invariants beyond the article
+    for name in beyond:
+        encoder.inv[name] = len(encoder.inv)
+    encoded_cases = [
+        [number, [[name, label, list(broken), encoder.grid(grid)] for name, label, broken, grid in views]]
+        for number, views in cases
+    ]
     return {
         "format": FORMAT,
         "order": [[name, values[name]] for name in order],
@@ -248,6 +278,8 @@ def encode(doc: Document, grids: Sequence[Grid]) -> dict[str, Any]:
         **encoder.tables(),
         "runs": encoded_runs,
         "presets": presets(),
+        "invariants_beyond": beyond,
+        "cases": encoded_cases,
     }  # fmt: skip
 
 
@@ -306,6 +338,7 @@ def presets() -> list[dict[str, Any]]:
             for name in SWITCHES
             if name not in SWEPT and getattr(s.switches, name) is not getattr(default, name)
         ]
+        outside += [f"{name}={value}" for name, value in s.switches.knobs.pairs]  # knobs: beyond the 864
         if s.overrides:
             outside.append("a schedule of its own")
         out.append({
@@ -376,9 +409,39 @@ def _class_css() -> str:
     return "\n".join(f".k-{c}{{{_CLASS_STYLE[c]}}}" for c in CLASSES)
 
 
+def _cases(data: dict[str, Any]) -> str:
+    """The section on the failures beyond the article's model: per case, what breaks and
+    what protects, and a place for each scenario's swimlane (drawn by the script)."""
+    by_number = {c.number: c for c in CASES}
+    parts = []
+    for number, views in data["cases"]:
+        case = by_number[number]
+        figures = []
+        for k, (name, label, broken, _) in enumerate(views):
+            verdict = "breaks " + ", ".join(broken) if broken else "all invariants hold"
+            figures.append(
+                f'<figure class="case-run"><figcaption><code>sim trace {html.escape(name)}</code>'
+                + (f" ({html.escape(label)})" if label else "")
+                + f': {html.escape(verdict)}</figcaption>'
+                f'<div class="grid-box case-lane" data-case="{number}" data-view="{k}" tabindex="0" role="region" '
+                f'aria-label="Swimlane of the scenario {html.escape(name)}"></div></figure>'
+            )
+        dl = [f"<dt>Runs with</dt><dd>{', '.join(f'<code>{html.escape(r)}</code>' for r in runs_with(case.number))}</dd>",
+              f"<dt>Breaks</dt><dd>{html.escape(case.breaks)}</dd>",
+              f"<dt>Protects</dt><dd>{html.escape(case.protects)}</dd>"]  # fmt: skip
+        if case.unprotected:
+            dl.append(f"<dt>Nothing in the model protects</dt><dd>{html.escape(case.unprotected)}</dd>")
+        parts.append(
+            f'<article class="case" id="case-{number}"><h3>{number}. {html.escape(case.title)}</h3>'
+            f'<dl class="case-facts">{"".join(dl)}</dl>{"".join(figures)}</article>'
+        )
+    return "\n".join(parts)
+
+
 def render_explainer(doc: Document, grids: Sequence[Grid]) -> str:
-    """The page's text, from the sweep document and each run's grid (in run order)."""
-    data = encode(doc, grids)
+    """The page's text, from the sweep document and each run's grid (in run order), and
+    the cases beyond the article's model (their scenarios run here)."""
+    data = encode(doc, grids, case_views())
     totals = data["totals"]
     page = _PAGE
     for key, value in (
@@ -387,6 +450,7 @@ def render_explainer(doc: Document, grids: Sequence[Grid]) -> str:
         ("@@BROKEN@@", str(totals["broken"])),
         ("@@FINISHED@@", str(totals["finished"])),
         ("@@PRESETS@@", _presets(data)),
+        ("@@CASES@@", _cases(data)),
         ("@@CONTROLS@@", _controls(data)),
         ("@@JS@@", _JS),
         ("@@DATA@@", _json_for_script(data)),
@@ -462,6 +526,14 @@ legend code{font-weight:400;font-size:.8em;color:var(--muted);background:none}
 .badge.bad{color:#fff;border-color:var(--bad);background:var(--bad)}
 .badge.warn{color:#6b5200;border-color:#e0c25a;background:#fff6cf}
 .scenario{border-left:4px solid #0b57a4;background:#f1f6fc;padding:.4rem .7rem;margin:.4rem 0;font-size:.95rem}
+.beyond{max-width:1280px;margin:1.5rem auto 0;padding:0 1rem}
+.case{margin:1.2rem 0;padding-top:.6rem;border-top:1px solid var(--line)}
+.case h3{margin:.2rem 0 .4rem}
+.case-facts{display:grid;grid-template-columns:max-content minmax(0,1fr);gap:.15rem .8rem;margin:0 0 .6rem;font-size:.9rem}
+.case-facts dt{font-weight:600;color:var(--muted)}
+.case-facts dd{margin:0;overflow-wrap:anywhere}
+.case-run{margin:.6rem 0}
+.case-run figcaption{font-size:.85rem;margin-bottom:.25rem}
 .lane-head{display:flex;flex-wrap:wrap;align-items:baseline;justify-content:space-between;gap:0 1rem}
 .scroll-hint{font-size:.82rem;font-weight:600;color:var(--accent)}
 .scroll-hint[hidden]{display:none}
@@ -604,6 +676,14 @@ Generated by <code>sim sweep</code> from the same runs as <code>sweep.json</code
 <details open class="later"><summary>Tick by tick</summary><ol class="story" id="story"></ol></details>
 </main>
 </div>
+<section class="beyond" id="beyond" aria-labelledby="beyond-h">
+<h2 id="beyond-h">Beyond the article's model</h2>
+<p>The article names failures its model leaves out. <code>sim</code> runs them as fault kinds and
+knobs that are off by default and outside the @@RUNS@@ runs above (<code>sim explore --faults all</code>,
+<code>sim check --faults all</code>, <code>--set KNOB=VALUE</code>); each case below shows its named
+scenarios, drawn as the runs above are.</p>
+@@CASES@@
+</section>
 <div class="status" id="status"><span id="status-text"></span><button type="button" id="status-go">result &darr;</button></div>
 <footer>
 <p>Counts, ticks and model calls are properties of this small construction, not measurements of any engine.
@@ -626,7 +706,7 @@ _JS = r"""
   var PLACE = {};
   var place = 1;
   for (var i = ORDER.length - 1; i >= 0; i--) { PLACE[ORDER[i]] = place; place *= VALUES[ORDER[i]].length; }
-  var INV = D.invariants.map(function (x) { return x[0]; });
+  var INV = D.invariants.map(function (x) { return x[0]; }).concat(D.invariants_beyond);
   var PROT = D.protections.map(function (x) { return x[0]; });
   var PROT_ON = {}, WORDS = {};
   D.protections.forEach(function (p) { PROT_ON[p[0]] = p[1]; WORDS[p[0]] = p[2]; });
@@ -700,6 +780,10 @@ _JS = r"""
 
   // -- the swimlane -------------------------------------------------------------------
   function drawGrid(id, grid) {
+    clear($("grid-box")).appendChild(laneTable(grid, "Swimlane of run " + id, "lane"));
+    drawLegend(grid);
+  }
+  function laneTable(grid, caption, tableId) {
     var rows = grid[0].map(function (r) { return D.rows[r]; });
     var story = {};
     grid[2].forEach(function (s) { story[s[0]] = D.texts[s[1]]; });
@@ -725,11 +809,11 @@ _JS = r"""
       });
       body.appendChild(tr);
     });
-    var table = el("table", {"class": "lane", id: "lane"}, [
-      el("caption", {"class": "sr-only"}, ["Swimlane of run " + id + ": one row per kind of record, one column per tick"]),
+    return el("table", {"class": "lane", id: tableId}, [
+      el("caption", {"class": "sr-only"}, [caption + ": one row per kind of record, one column per tick"]),
       el("thead", null, [head]), body]);
-    clear($("grid-box")).appendChild(table);
-
+  }
+  function drawLegend(grid) {
     var legend = clear($("legend")), groups = [], byGroup = {};
     grid[1].forEach(function (li) {
       var e = D.legend[li];
@@ -990,6 +1074,13 @@ _JS = r"""
   window.addEventListener("resize", scrollCue);
   $("status-go").addEventListener("click", function () { $("run-title").scrollIntoView({block: "start"}); });
   window.addEventListener("hashchange", function () { var c = parseHash(location.hash); setControls(c); render(c); });
+  var caseLanes = document.querySelectorAll(".case-lane");
+  for (var ci = 0; ci < caseLanes.length; ci++) {
+    var box = caseLanes[ci], number = +box.getAttribute("data-case");
+    var views = D.cases.filter(function (x) { return x[0] === number; })[0][1];
+    var view = views[+box.getAttribute("data-view")];
+    box.appendChild(laneTable(D.grids[view[3]], "Swimlane of the scenario " + view[0], null));
+  }
   var start = parseHash(location.hash);
   setControls(start);
   render(start);  // data-ready is set once the first view is measured (scrollCue)

@@ -38,8 +38,11 @@ from sim.trace import Event, Kind, ReportHistory, Trace
 #: uses, in this order, each with the first symbol that used it in that grid.
 LEGEND: dict[str, tuple[str, str, str, str]] = {
     "report": ("Report", "v2", "changed", "report version from this tick"),
+    "mutated": ("Report", "s2~", "changed", "a section's bytes change under its hash"),
+    "code": ("Report", "c2", "changed", "orchestration code version from this tick"),
     "admitted": ("Attempts", "T42", "admitted", "admitted with this owner token"),
     "step": ("Attempts", "s2", "running", "computes this step (model call)"),
+    "step-wrong": ("Attempts", "s2*", "running", "computes this step wrongly (right in form)"),
     "assemble": ("Attempts", "asm", "running", "writes its candidate"),
     "post": ("Attempts", "post", "running", "sends the announcement"),
     "wake": ("Attempts", "wake", "running", "wakes from a pause"),
@@ -51,6 +54,7 @@ LEGEND: dict[str, tuple[str, str, str, str]] = {
     "stopped": ("Attempts", "stop", "refused", "candidate refused, stops"),
     "died": ("Attempts", "died", "died", "dies while posting"),
     "done": ("Attempts", "done", "done", "announcement confirmed"),
+    "replay-failed": ("Attempts", "err", "rejected", "non-determinism error: stuck"),
     "controller-down": ("Controller", "down", "died", "the controller crashes"),
     "controller-off": ("Controller", "…", "silent", "the controller is down: nothing assessed, suspected or admitted"),
     "controller-up": ("Controller", "up", "admitted", "the controller restarts"),
@@ -71,6 +75,8 @@ LEGEND: dict[str, tuple[str, str, str, str]] = {
     "newsletter-waiting": ("Newsletter", "·", "waiting", "waiting for its gate"),
     "newsletter": ("Newsletter", "4.7", "started", "starts, quoting this figure (million)"),
     "lost": ("Journal", "lost", "rejected", "records lost (a storage loss)"),
+    "expired": ("Feed post", "forgot", "rejected", "the feed had forgotten the key (its retention ran out)"),
+    "retracted": ("Feed post", "↶P1", "refused", "an earlier copy retracted by a correction"),
     "broke": ("Invariants", "!", "violation", "an invariant broke here"),
 }
 
@@ -274,10 +280,11 @@ LIFELINE_MARKS: dict[Kind, tuple[str, str, str, dict[str, bool]]] = {
     Kind.STOPPED: ("stop", "refused", "stopped", {"ended": True}),
     Kind.DIED: ("died", "died", "died", {"silent": True}),
     Kind.DONE: ("done", "done", "done", {"ended": True}),
+    Kind.REPLAY_FAILED: ("err", "rejected", "replay-failed", {"ended": True}),
 }
 
 #: the legend keys of the marks that end an attempt
-ENDINGS = ("fenced", "stopped", "died", "done")
+ENDINGS = ("fenced", "stopped", "died", "done", "replay-failed")
 
 
 @dataclass(slots=True)
@@ -295,7 +302,10 @@ class _Lifeline:
         d = e.detail
         work = "stale" if self.n < latest else "running"  # superseded by a later admission
         if e.kind is Kind.COMPUTED:
-            marks.append((Mark(f"s{d['step']}", work, "step"), index))
+            if d.get("wrong"):  # beyond the article's model: a wrong summary
+                marks.append((Mark(f"s{d['step']}*", work, "step-wrong"), index))
+            else:
+                marks.append((Mark(f"s{d['step']}", work, "step"), index))
         elif e.kind is Kind.WRITE and d["record"] == "candidate" and d["applied"]:
             marks.append((Mark("asm", work, "assemble"), index))
         elif e.kind is Kind.SILENT:
@@ -320,7 +330,7 @@ class _Lifeline:
 
 def _fall_silent(marks: list[tuple[Mark, int | None]], index: int) -> None:
     """Falling silent: right after a step it turns that step's mark into "s2…"."""
-    if marks and marks[-1][0].legend == "step":
+    if marks and marks[-1][0].legend in ("step", "step-wrong"):
         prev, at = marks[-1]
         marks[-1] = (Mark(prev.text + "…", "silent", "silent"), at)
         marks.append((Mark("", "silent", "silent"), index))
@@ -431,6 +441,10 @@ class _Builder:
         for i, e in self.events:
             if e.kind is Kind.REPORT_CHANGED:
                 self.add("report", e.tick, Mark(f"v{e.detail['version']}", "changed", "report"), i)
+            elif e.kind is Kind.MUTATED:  # beyond the article's model
+                self.add("report", e.tick, Mark(f"s{e.detail['section']}~", "changed", "mutated"), i)
+            elif e.kind is Kind.CODE_CHANGED:  # beyond the article's model
+                self.add("report", e.tick, Mark(f"c{e.detail['code']}", "changed", "code"), i)
 
     def attempts(self) -> list[tuple[int, int]]:
         """One lifeline per attempt; returns (attempt, token) in admission order."""
@@ -522,6 +536,10 @@ class _Builder:
                     self.add("feed", t, Mark("✗P", "rejected", "feed-rejected"), i)
             elif e.kind is Kind.SENT:
                 self.note("feed", t, i)
+            elif e.kind is Kind.EXPIRED:  # beyond the article's model: the key's retention ran out
+                self.add("feed", t, Mark("forgot", "rejected", "expired"), i)
+            elif e.kind is Kind.RETRACTED:  # beyond it: a correction retracts an earlier copy
+                self.add("feed", t, Mark(f"↶{d['post']}", "refused", "retracted"), i)
             elif e.kind is Kind.LOST:  # beyond the article's model: a store's records are gone
                 journal = [f"journal:{s}" for s in range(1, self.sections + 1)]
                 rows = {"acceptances": ["digest"], "effects": ["feed"]}.get(d["store"], journal)

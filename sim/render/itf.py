@@ -104,6 +104,8 @@ class _World:
 
     def __init__(self, trace: Trace) -> None:
         self.pins = trace.switches.pins.value == "on"
+        # beyond the article's model: a receiver with no idempotency remembers no key
+        self.remembers = trace.switches.knob("receiver") == "idempotent"
         self.version = 1
         self.content: tuple[int, ...] = trace.versions[0]
         self.epoch = 0
@@ -150,7 +152,7 @@ class _World:
                 self.refusals.append({"digest": p.digest, "reason": p.reason, "tick": tick})
             case Feed(answer="applied", post=str(post)):
                 self.posts.append({"post": post, "digest": p.digest})
-                if p.key is not None:
+                if p.key is not None and self.remembers:
                     self.keys[p.key] = post
             case Newsletter():
                 self.letter = {"ready": True, "started": True, "tick": tick, "digest": p.digest, "quote": p.quote}

@@ -77,7 +77,7 @@ def _merge_compute(events: list[Event]) -> list[Event | tuple[str, str]]:
             j = next((j for j in range(i + 1, len(events)) if _journals(events[j], computed, e.attempt)), None)
             if j is not None:
                 merged.add(j)
-                out.append((f"#{e.attempt}", f"computes and journals s{computed.step} (model call)"))
+                out.append((f"#{e.attempt}", f"computes and journals s{computed.step} (model call){computed.extras()}"))
                 continue
         out.append(e)
     return out

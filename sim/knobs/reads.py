@@ -1,0 +1,17 @@
+"""What a step reads (docs/outside.md, case 5): only its own section, as the article's model
+assumes, or also the next section, which its journal key does not name (an undeclared input),
+or also the next section with the key naming both (the read declared)."""
+
+from sim.knobs.base import Knob, register
+
+READS = register(Knob(
+    name="reads",
+    values=("declared", "next-section", "next-section-keyed"),
+    words="what a step reads besides its own section, and whether its journal key names it",
+    case=5,
+    meanings=(
+        "each step reads only its own section, the one its journal key names",
+        "each step also reads the next section (the last one: only its own); its key does not name it",
+        "each step also reads the next section, and its journal key names that section's hash too",
+    ),
+))  # fmt: skip

@@ -1,0 +1,16 @@
+"""How a successor uses the journal (docs/outside.md, case 8): it restores matching records
+(the article's model), or, as replay engines do, it replays the history strictly and stops
+with a non-determinism error when a record it replays was written under other code."""
+
+from sim.knobs.base import Knob, register
+
+REPLAY = register(Knob(
+    name="replay",
+    values=("reuse", "strict"),
+    words="what an attempt does with a matching journal record written under other code",
+    case=8,
+    meanings=(
+        "reuse: it restores the record, whatever code computed it",
+        "strict: it stops with a non-determinism error, and the run is stuck",
+    ),
+))  # fmt: skip

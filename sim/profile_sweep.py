@@ -1,0 +1,76 @@
+"""`sim sweep --profile NAME`: the reader's question, "which protections does my engine give
+me, and what must my application add?", answered over the worked example's event
+combinations (docs/profiles.md).
+
+For a profile it runs the twelve event combinations (how the first worker goes silent, when
+the report changes, whether the first poster dies) under the engine's own settings, then
+with each protection the application must add switched on alone, then with all of them. Each
+row counts, per invariant, the event combinations in which it broke, and the runs that did
+not finish, with the model calls they spent. The runs are ordinary runs of the worked example's
+schedule (`sim.schedule.worked_example`), the same the 864-run sweep makes.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from typing import Any
+
+from sim.profiles import Profile
+from sim.properties import ARTICLE_NAMES
+from sim.run import simulate
+from sim.schedule import worked_example
+from sim.switches import FAULT_SWITCHES, SWITCHES, Switches
+
+#: every event combination, in the sweep's order (first value first)
+EVENTS: tuple[dict[str, str], ...] = tuple(
+    dict(zip(FAULT_SWITCHES, values, strict=True))
+    for values in itertools.product(*[[m.value for m in SWITCHES[name]] for name in FAULT_SWITCHES])
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    """One configuration over the event combinations."""
+
+    label: str  # "engine alone", "+ key=per-operation", "+ all of them"
+    adds: tuple[str, ...]  # the settings added to the engine's
+    #: invariant -> event combinations (of len(EVENTS)) in which it broke
+    broken: dict[str, int]
+    unfinished: int
+    model_calls: int  # over every event combination
+
+    @property
+    def keeps(self) -> tuple[str, ...]:
+        return tuple(name for name, n in self.broken.items() if n == 0)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"label": self.label, "adds": list(self.adds), "broken": self.broken,
+                "unfinished": self.unfinished, "model_calls": self.model_calls}  # fmt: skip
+
+
+def row(profile: Profile, label: str, adds: tuple[str, ...], sets: dict[str, str]) -> Row:
+    added = dict(a.split("=", 1) for a in adds)
+    broken = dict.fromkeys(ARTICLE_NAMES, 0)
+    unfinished = calls = 0
+    for events in EVENTS:
+        switches: Switches = profile.switches({**added, **events, **sets})
+        _, result = simulate(switches, worked_example(switches))
+        for name in result.broken:
+            if name in broken:
+                broken[name] += 1
+        unfinished += not result.finished
+        calls += result.model_calls
+    return Row(label, adds, broken, unfinished, calls)
+
+
+def profile_rows(profile: Profile, sets: dict[str, str] | None = None) -> list[Row]:
+    """The engine alone, each missing protection added alone, and all of them (when more
+    than one is missing). `sets` (from `--set`) applies to every row."""
+    sets = sets or {}
+    missing = tuple(c.setting for c in profile.missing())
+    rows = [row(profile, "engine alone", (), sets)]
+    rows += [row(profile, f"+ {m}", (m,), sets) for m in missing]
+    if len(missing) > 1:
+        rows.append(row(profile, "+ all of them", missing, sets))
+    return rows

@@ -1,0 +1,185 @@
+"""Engine profiles (sim/profiles.py): data that names real settings with a source for each
+claim, `sim profiles`, `--profile` on the commands, and `sim sweep --profile`."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from sim.cli import main
+from sim.profile_sweep import EVENTS, profile_rows
+from sim.profiles import PROFILES, get
+from sim.properties import ARTICLE_NAMES
+from sim.run import simulate
+from sim.schedule import worked_example
+from sim.switches import PROTECTIONS, Switches
+
+
+def run_cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.mark.parametrize("profile", PROFILES, ids=lambda p: p.name)
+def test_each_profile_has_a_source_for_each_claim_and_adds_what_the_engine_lacks(profile) -> None:  # type: ignore[no-untyped-def]
+    for claim in (*profile.engine, *profile.application):
+        assert claim.why and claim.source, claim
+    switches = profile.switches()
+    lacking = {name for name, on in PROTECTIONS.items() if getattr(switches, name) is not on}
+    assert {c.name for c in profile.missing()} == lacking
+    # with every addition the run has all four protections on
+    added = profile.switches({c.name: c.value for c in profile.missing()})
+    assert added.protections_on() == tuple(PROTECTIONS)
+    assert profile.runnable or "documentation only" in profile.note
+
+
+def test_profiles_lists_every_profile_and_json_has_the_sources(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_cli(capsys, "profiles")
+    assert code == 0 and all(p.name in out for p in PROFILES)
+    code, out, _ = run_cli(capsys, "profiles", "dbos", "--json")
+    (doc,) = json.loads(out)
+    assert doc["name"] == "dbos" and {c["setting"] for c in doc["application"]} == {
+        "pins=on", "key=per-operation", "rule=current-accepted"}  # fmt: skip
+    assert all(c["source"] for c in doc["engine"])
+
+
+def test_an_unknown_profile_is_one_line_exit_2_with_a_hint(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run_cli(capsys, "trace", "main", "--profile", "tempral")
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert "did you mean 'temporal'" in err
+
+
+def test_trace_with_a_profile_runs_the_engines_settings_and_set_overrides_it(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_cli(capsys, "trace", "main", "--profile", "langgraph-sync", "--json")
+    assert code == 0
+    doc = json.loads(out)
+    assert {k: doc["switches"][k] for k in ("fencing", "pins", "key", "rule")} == {
+        "fencing": "off", "pins": "off", "key": "none", "rule": "latest-finished"}  # fmt: skip
+    code, out, _ = run_cli(capsys, "trace", "main", "--profile", "langgraph-sync", "--set", "key=per-operation", "--json")
+    assert json.loads(out)["switches"]["key"] == "per-operation"
+
+
+def test_sweep_by_profile_counts_each_event_combination_as_the_runs_do() -> None:
+    profile = get("temporal")
+    rows = profile_rows(profile)
+    assert [r.label for r in rows] == ["engine alone", *(f"+ {c.setting}" for c in profile.missing()), "+ all of them"]
+    alone = rows[0]
+    expected = dict.fromkeys(ARTICLE_NAMES, 0)
+    for events in EVENTS:
+        switches = profile.switches(events)
+        _, result = simulate(switches, worked_example(switches))
+        for name in result.broken:
+            expected[name] += 1
+    assert alone.broken == expected
+    # all additions on: all four protections, which keep every invariant in every combination
+    assert rows[-1].broken == dict.fromkeys(ARTICLE_NAMES, 0) and rows[-1].unfinished == 0
+    # the engine alone keeps stale-write (its own fencing) and loses duplicate-effect (no key)
+    assert "stale-write" in alone.keeps and "duplicate-effect" not in alone.keeps
+    assert "duplicate-effect" in rows[[r.label for r in rows].index("+ key=per-operation")].keeps
+
+
+def test_sweep_by_profile_prints_what_the_engine_keeps(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_cli(capsys, "sweep", "--profile", "temporal")
+    assert code == 0
+    assert "the engine alone keeps: stale-write, two-acceptances" in out
+    assert "+ key=per-operation: also keeps duplicate-effect" in out
+    assert max(len(line) for line in out.splitlines()) <= 80
+    code, out, _ = run_cli(capsys, "sweep", "--profile", "temporal", "--json")
+    assert json.loads(out)["rows"][0]["label"] == "engine alone"
+    code, _, err = run_cli(capsys, "sweep", "--profile", "temporal", "--set", "change=never")
+    assert code == 2 and "change" in err
+
+
+def test_check_with_a_profile_checks_the_engine_alone_and_each_addition(capsys: pytest.CaptureFixture[str], tmp_path) -> None:  # type: ignore[no-untyped-def]
+    code, out, _ = run_cli(capsys, "check", "--profile", "dbos", "-p", "each", "-k", "0", "-t", "4", "--json",
+                           "--out", str(tmp_path / "out"))  # fmt: skip
+    doc = json.loads(out)
+    dbos = get("dbos")
+    assert doc["bound"]["switches"] == {k: v for k, v in dbos.switches().as_dict().items()
+                                        if k not in ("silent", "change", "post_death", "checkpoints")}  # fmt: skip
+    labels = [r["protections"] for r in doc["results"]]
+    assert len(labels) == 1 + len(dbos.missing()) and labels[0] == "pins=off+key=none+rule=latest-finished"
+    assert labels[1:] == ["key=none+rule=latest-finished", "pins=off+rule=latest-finished", "pins=off+key=none"]
+
+
+# -- the engine behaviours (knobs beyond the article) ----------------------------------------------
+def events_of(trace, kind, attempt=None):  # type: ignore[no-untyped-def]
+    return [e for e in trace.events if e.kind is kind and (attempt is None or e.attempt == attempt)]
+
+
+def test_a_zombie_from_memory_computes_what_the_article_s_zombie_restores() -> None:
+    from sim.run import run_scenario
+    from sim.scenario import load
+    from sim.trace import Kind
+
+    article, _ = run_scenario(load("main").with_switches({"fencing": "off"}))
+    zombie, outcome = run_scenario(load("zombie-from-memory"))
+    # the article's woken #1 restores s4, which #2 computed; from memory it computes s4 itself
+    assert [(e.tick, e.detail["step"]) for e in events_of(article, Kind.RESTORED, 1)] == [(9, 4)]
+    assert events_of(zombie, Kind.RESTORED, 1) == []
+    assert [(e.tick, e.detail["step"]) for e in events_of(zombie, Kind.COMPUTED, 1)][-1] == (9, 4)
+    assert outcome.model_calls == 7 and outcome.stale_writes_applied == 3
+
+
+def test_step_fencing_discards_a_replaced_worker_s_result_and_gives_it_no_further_step() -> None:
+    from sim.run import run_scenario
+    from sim.scenario import load
+    from sim.trace import Kind
+
+    article, article_outcome = run_scenario(load("main-end-only"))
+    stepped, outcome = run_scenario(load("step-fencing"))
+    assert [e.tick for e in events_of(article, Kind.FENCED, 1)] == [10]
+    assert [e.tick for e in events_of(stepped, Kind.FENCED, 1)] == [8]
+    assert [e for e in events_of(stepped, Kind.WRITE, 1) if e.tick >= 8] == []
+    assert (article_outcome.model_calls, outcome.model_calls) == (8, 7)
+    assert outcome.stale_writes_rejected == 0 and outcome.broken == ()
+
+
+def test_fencing_by_owner_agrees_with_fencing_by_token_while_epochs_are_never_reused() -> None:
+    """Every admission publishes a new epoch, so in all 864 runs of the sweep the owner check
+    refuses exactly the writes the token check refuses."""
+    from sim.switches import COMBINATIONS
+
+    for switches in COMBINATIONS:
+        _, token = simulate(switches, worked_example(switches))
+        owner_switches = switches.with_values({"fencing_by": "owner"})
+        _, owner = simulate(owner_switches, worked_example(owner_switches))
+        assert owner == token, switches.label()
+
+
+@pytest.mark.parametrize("knob", ["zombie=from-memory", "fencing_scope=step", "fencing_by=owner"])
+def test_check_under_an_engine_knob_agrees_with_the_enumerator(knob: str) -> None:
+    from sim import enumerator
+    from sim.check import CheckBound, check, configurations
+    from sim.switches import Checkpoints
+
+    name, value = knob.split("=")
+    rows = configurations(Switches().with_values({name: value}), "fencing=off,all-on",
+                          [Checkpoints.PER_STEP, Checkpoints.END_ONLY])  # fmt: skip
+    bound = CheckBound(1, 9)
+    for searched, walked in zip(check(rows, bound), enumerator.enumerate_all(rows, bound)):
+        assert (searched.schedules, searched.violations) == (walked.schedules, walked.violations)
+        assert searched.counterexamples == walked.counterexamples
+
+
+def test_a_bad_knob_value_is_one_line_naming_the_allowed_values(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run_cli(capsys, "trace", "main", "--set", "zombie=sometimes")
+    assert code == 2 and err.count("\n") == 1
+    assert "knob 'zombie' has no value 'sometimes'; allowed: rereads, from-memory" in err
+
+
+def test_the_readme_table_of_what_each_engine_keeps_alone_is_what_the_sweep_says() -> None:
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    start = readme.index("### Your engine: profiles")
+    section = readme[start:readme.index("\n#", start + 1)]
+    rows = [line.split("|")[1:3] for line in section.splitlines() if line.startswith("| `")]
+    assert rows, "the README's profile table is missing"
+    for names, keeps in rows:
+        said = {k.strip() for k in keeps.split(",")} - {"none"}
+        for name in [n.strip(" `") for n in names.split(",")]:
+            full = name if name in [p.name for p in PROFILES] else f"langgraph{name}"
+            assert set(profile_rows(get(full))[0].keeps) == said, full
