@@ -94,6 +94,17 @@ CASES: tuple[Case, ...] = (
         "compares a digest's code with the code in force at its acceptance",
     ),
     Case(
+        9, "The controller itself restarting",
+        ("controller-restart-no-epoch", "controller-restart-old-timers", "controller-restart",
+         "controller-restart-no-intents"),
+        "with a token counter that restarts, a reissued token lets a stale write through fencing "
+        "(stale-write); with old suspicion timers a live owner is suspected at once and its work "
+        "wasted; losing unconfirmed intents changes nothing more here",
+        "the article's requirement (controller_state=durable): durable records and epoch, timers "
+        "rebuilt; the outage then costs only time",
+        "the outage's delay: nothing is assessed, suspected or admitted while it is down",
+    ),
+    Case(
         10, "Losing the journal",
         ("acceptances-lost", "journal-lost"),
         "losing the acceptances: two-acceptances and a second post with all four "

@@ -348,6 +348,41 @@ class ReplayFailed(Payload):
         return f"non-determinism error at s{self.step} (record of code v{self.recorded}): stuck"
 
 
+@dataclass(frozen=True, slots=True)
+class ControllerDown(Payload):
+    until: int  # the tick in whose controller phase it restarts
+
+    def narrate(self, who: str) -> str:
+        return f"the controller crashes: no assessment, gate, suspicion or admission until it restarts at t{self.until}"
+
+    def phrase(self, versions: Versions) -> str:
+        return f"crashes, down until t{self.until}"
+
+
+#: what survived a controller restart, in words, by the knob `controller_state`'s value
+RESTARTED_WITH = {
+    "durable": "its records and epoch intact, suspicion timers rebuilt",
+    "no-epoch": "its owner-token counter starting again",
+    "no-intents": "its unconfirmed intents lost",
+    "old-timers": "its old suspicion timers",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class ControllerUp(Payload):
+    state: Literal["durable", "no-epoch", "no-intents", "old-timers"]
+    epoch: int  # the epoch the stores compare tokens with after the restart
+    intents_lost: int  # unconfirmed intent records lost at the restart
+
+    def narrate(self, who: str) -> str:
+        lost = f", {self.intents_lost} unconfirmed intent(s) lost" if self.intents_lost else ""
+        return f"the controller restarts with {RESTARTED_WITH[self.state]} (epoch {self.epoch}{lost})"
+
+    def phrase(self, versions: Versions) -> str:
+        lost = f", {self.intents_lost} intent(s) lost" if self.intents_lost else ""
+        return f"restarts with {RESTARTED_WITH[self.state]} (epoch {self.epoch}{lost})"
+
+
 #: what a storage loss takes, in words, by store
 LOST_STORE = {
     "journal": "the journal's step records",
@@ -605,6 +640,8 @@ EVENT_KINDS: dict[Kind, EventKind] = {
         EventKind(Kind.MUTATED, (Mutated,), subject="report"),
         EventKind(Kind.CODE_CHANGED, (CodeChanged,), subject="code"),
         EventKind(Kind.REPLAY_FAILED, (ReplayFailed,)),
+        EventKind(Kind.CONTROLLER_DOWN, (ControllerDown,), subject="controller"),
+        EventKind(Kind.CONTROLLER_UP, (ControllerUp,), subject="controller"),
     )
 }
 

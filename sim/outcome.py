@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sim import properties
+from sim.properties.stale_write import superseded
 from sim.trace import Event, Kind, Trace
 
 
@@ -105,7 +106,7 @@ def outcome(trace: Trace) -> Outcome:
             restored += 1
         elif kind is Kind.WRITE:
             d = e.detail
-            if d["token"] < d["epoch"]:
+            if superseded(e, attempts):  # its writer was superseded (the attempts admitted so far)
                 if d["applied"]:
                     stale_applied += 1
                 else:

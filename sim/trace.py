@@ -42,6 +42,8 @@ class Kind(Enum):
     MUTATED = "mutated"  # a section's bytes change under its hash (beyond it: `sim.faults.mutation`)
     CODE_CHANGED = "code-changed"  # the orchestration code changes (beyond it: `sim.faults.code`)
     REPLAY_FAILED = "replay-failed"  # a strict replay met a record of other code (the knob `replay`)
+    CONTROLLER_DOWN = "controller-down"  # the controller crashes (beyond it: `sim.faults.restart`)
+    CONTROLLER_UP = "controller-up"  # and restarts, with what survived on storage
 
 
 class Event(NamedTuple):

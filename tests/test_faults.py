@@ -137,9 +137,9 @@ def test_the_registry_holds_the_article_kinds_then_the_others_in_file_order() ->
     assert [k.key for k in KINDS] == [
         "silences", "changes", "poster_deaths", "duplicate_deliveries",
         "poster_pauses", "storage_losses", "heartbeat_delays", "snapshot_mutations", "wrong_summaries",
-        "code_changes",
+        "code_changes", "controller_restarts",
     ]  # fmt: skip
-    assert [k.article for k in KINDS] == [True] * 4 + [False] * 6
+    assert [k.article for k in KINDS] == [True] * 4 + [False] * 7
     with pytest.raises(ValueError, match="already registered"):
         register(Silence)
 

@@ -459,3 +459,139 @@ def test_explore_finds_the_mutated_snapshot_and_the_wrong_summary_with_every_pro
     wrong = out / "wrong-summary.toml"
     write_counterexample(wrong, "a wrong summary found by seed 1", Switches(), shrunk)
     assert main(["trace", str(wrong), "--check"]) == 0, capsys.readouterr().out
+
+
+# -- case 9: the controller itself restarting ----------------------------------------------------
+def _restart_events(trace: object) -> list[tuple[int, str, dict[str, object]]]:
+    return [
+        (e.tick, e.kind.value, e.detail)
+        for e in trace.events  # type: ignore[attr-defined]
+        if e.kind in (Kind.CONTROLLER_DOWN, Kind.CONTROLLER_UP)
+    ]
+
+
+def test_a_restart_with_durable_state_costs_time_and_nothing_else() -> None:
+    trace, outcome = run_scenario(load("controller-restart"))
+    _, example = run_scenario(load("main"))
+    assert _restart_events(trace) == [
+        (12, "controller-down", {"until": 15}),
+        (15, "controller-up", {"state": "durable", "epoch": 42, "intents_lost": 0}),
+    ]
+    # nothing is assessed, suspected or admitted while it is down; the rebuilt timers count
+    # #2 (crashed at t11) as heard at the restart, so it is suspected 2 ticks after it
+    assert not [e for e in trace.events if 12 <= e.tick < 15 and e.attempt is None and e.kind is not Kind.CONTROLLER_DOWN]
+    assert [(e.tick, e.attempt) for e in trace.events if e.kind is Kind.UNKNOWN] == [(5, 1), (17, 2)]
+    assert (outcome.confirmed_tick, example.confirmed_tick) == (18, 14)
+    assert (outcome.newsletter.start_tick, example.newsletter.start_tick) == (15, 12)
+    assert outcome.model_calls == example.model_calls and outcome.violations == ()
+
+
+def test_a_token_counter_that_restarts_lets_a_stale_write_through_fencing() -> None:
+    from sim.run import simulate
+
+    scenario = load("controller-restart-no-epoch")
+    assert scenario.switches.fencing.value == "on"
+    trace, outcome = run_scenario(scenario)
+    tokens = [(e.attempt, e.detail["token"]) for e in trace.events if e.kind is Kind.ADMITTED]
+    assert tokens == [(1, 41), (2, 42), (3, 41)]  # 41 issued twice
+    write = next(e for e in trace.events if e.kind is Kind.WRITE and e.tick == 11 and e.attempt == 1)
+    assert (write.detail["token"], write.detail["epoch"], write.detail["applied"]) == (41, 41, True)
+    assert outcome.violations == (("stale-write", 11),) and outcome.stale_writes_applied == 2
+    # the same schedule with the epoch durable: #3 gets 43 and #1 is fenced
+    durable_trace, durable = simulate(scenario.switches.with_values({"controller_state": "durable"}), scenario.schedule)
+    assert [e.detail["token"] for e in durable_trace.events if e.kind is Kind.ADMITTED] == [41, 42, 43]
+    assert durable.violations == () and durable.stale_writes_rejected == 1
+    assert [(e.tick, e.attempt) for e in durable_trace.events if e.kind is Kind.FENCED] == [(11, 1)]
+
+
+def test_losing_the_unconfirmed_intents_changes_only_the_successors_intent_write() -> None:
+    """The successor inherits the announcement from the durable acceptance, finds no intent,
+    records its own and resends; the key decides what the feed does, as with durable intents."""
+    trace, outcome = run_scenario(load("controller-restart-no-intents"))
+    durable_trace, durable = run_scenario(load("controller-restart"))
+    assert _restart_events(trace)[1][2] == {"state": "no-intents", "epoch": 42, "intents_lost": 1}
+    intents = [(e.tick, e.attempt) for e in trace.events if e.kind is Kind.WRITE and e.detail["record"] == "intent"]
+    durable_intents = [
+        (e.tick, e.attempt) for e in durable_trace.events if e.kind is Kind.WRITE and e.detail["record"] == "intent"
+    ]
+    assert (intents, durable_intents) == ([(11, 2), (18, 3)], [(11, 2)])
+    assert outcome == durable
+
+
+def test_old_suspicion_timers_suspect_a_live_owner_at_once() -> None:
+    from sim.run import simulate
+
+    scenario = load("controller-restart-old-timers")
+    trace, outcome = run_scenario(scenario)
+    unknown = [(e.tick, e.attempt, e.detail["missed"]) for e in trace.events if e.kind is Kind.UNKNOWN]
+    assert unknown == [(4, 1, 3)]  # last heard at t1, the last tick before the crash at t2
+    assert outcome.model_calls_by_attempt == (4, 4) and outcome.violations == ()
+    durable_trace, durable = simulate(scenario.switches.with_values({"controller_state": "durable"}), scenario.schedule)
+    assert not [e for e in durable_trace.events if e.kind is Kind.UNKNOWN]
+    assert durable.model_calls == 4 and durable.violations == ()
+    # on the worked example, old timers suspect the crashed poster at the restart itself
+    main = load("controller-restart")
+    old, _ = simulate(main.switches.with_values({"controller_state": "old-timers"}), main.schedule)
+    assert [(e.tick, e.attempt) for e in old.events if e.kind is Kind.UNKNOWN] == [(5, 1), (15, 2)]
+
+
+def test_a_schedule_has_at_most_one_controller_restart_and_it_comes_by_the_horizon() -> None:
+    from sim.errors import ScheduleError
+    from sim.faults import ControllerRestart
+
+    with pytest.raises(ScheduleError, match="at most one"):
+        Schedule(faults=(ControllerRestart(3, 1), ControllerRestart(9, 1)))
+    with pytest.raises(ScheduleError, match="by the horizon"):
+        Schedule(faults=(ControllerRestart(5, 10),), horizon=10)
+    config = Config("all-on", Switches())
+    job = enumerator.Job(config.switches, CheckBound(1, 6, faults="all"), ((ControllerRestart(1, 2),),))
+    assert not [c for c in enumerator.run_job(job).children if isinstance(c[-1], ControllerRestart)]
+
+
+def test_the_controller_state_knob_rejects_an_unknown_value(capsys: pytest.CaptureFixture[str]) -> None:
+    from sim.cli import main
+
+    code = main(["trace", "controller-restart", "--set", "controller_state=amnesia"])
+    out, err = capsys.readouterr()
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
+    assert "controller_state" in err and "durable" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("state", ["no-epoch", "no-intents", "old-timers"])
+def test_check_under_a_weakened_controller_state_agrees_with_the_enumerator(state: str) -> None:
+    rows = [Config(state, Switches().with_values({"controller_state": state}))]
+    bound = CheckBound(1, 10, faults="all")
+    for searched, walked in zip(check(rows, bound), enumerator.enumerate_all(rows, bound)):
+        assert (searched.schedules, searched.violations) == (walked.schedules, walked.violations)
+        assert searched.counterexamples == walked.counterexamples
+
+
+def test_explore_finds_the_stale_write_of_a_restarted_token_counter_and_none_with_durable_state(
+    tmp_path: object, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from pathlib import Path
+
+    from sim.cli import main
+    from sim.explore import explore as run_search
+
+    out = Path(str(tmp_path))
+    bounds = ExploreBounds(faults="all")
+    durable = run_search(Switches(), seed=1, examples=300, bounds=bounds, out=out / "durable")
+    assert "stale-write" not in {f.invariant for f in durable.findings}
+    weak = Switches().with_values({"controller_state": "no-epoch"})
+    found = run_search(weak, seed=1, examples=300, bounds=bounds, out=out / "no-epoch")
+    assert "stale-write" in {f.invariant for f in found.findings}
+    (path,) = (out / "no-epoch").glob("stale-write--*.toml")
+    replay, _ = run_scenario(load(str(path)))
+    assert any(e.kind is Kind.CONTROLLER_UP for e in replay.events)
+    assert main(["trace", str(path), "--check"]) == 0
+    capsys.readouterr()
+
+
+def test_check_finds_the_stale_write_of_a_restarted_token_counter_only_without_a_durable_epoch() -> None:
+    bound = CheckBound(2, 5, faults="all")
+    rows = [Config(state, Switches().with_values({"controller_state": state})) for state in ("durable", "no-epoch")]
+    durable, no_epoch = check(rows, bound)
+    assert durable.violations["stale-write"] == 0
+    assert no_epoch.violations["stale-write"] > 0
+    assert any(type(f).key == "controller_restarts" for f in no_epoch.counterexamples["stale-write"].code)

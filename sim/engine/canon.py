@@ -29,7 +29,14 @@ dropped, and why it cannot matter:
 - journal records no restore can match any more (`readable`);
 - the tick the feed remembered a key: with the article's feed (retention forever) it is
   never read; with a finite retention N (docs/outside.md, case 3) only its age counts, and
-  an age of N or more is as good as N (the key is forgotten from then on).
+  an age of N or more is as good as N (the key is forgotten from then on);
+- beyond the article's model, a controller outage (`sim.faults.restart`): while it is down,
+  the restart tick relative to now; its latest outage (crash and restart ticks relative to
+  now) only until the heartbeat limit has passed since the restart: by then every running
+  attempt whose last heartbeat came before the restart has been suspected, so the outage
+  no longer changes what the controller counts from (`rules.heard`). While the outage
+  still counts, a running attempt's silence is kept uncapped (the controller was not there
+  to suspect it at the limit, and the restarted one counts from its own tick).
 
 Beyond the article's model (docs/outside.md, cases 5, 6 and 8) it also keeps the code
 version in force and each live attempt's, the sections whose bytes changed under their hash,
@@ -75,16 +82,28 @@ def canonical(state: State) -> Canonical:
     lc, la = s.last_change, s.last_acceptance
     order = None if lc is None or la is None else lc <= la
     limit = s.setup.heartbeat_limit
+    stamp = t
+    outage = s.outage
+    if outage is not None:
+        if t <= outage[1] + limit:
+            outage = (outage[0] - t, outage[1] - t)
+            limit, stamp = UNCAPPED, ~t  # `attempt`'s memo tells the two forms apart by the stamp
+        else:
+            outage = None
     return (
         s.content, s.epoch, lc is None, la is None, order, readable(s),
         shared(s.candidates, s.versions, candidates), shared(s.acceptances, s.versions, acceptances),
         s.effects, feed(s.feed, t, s.setup.retention), s.posts, s.sends,
-        tuple(attempt(a, t, limit, s.versions) for a in s.attempts),
-        s.owner, s.assessed, s.newsletter, s.code, s.mutated,
+        tuple(attempt(a, t, stamp, limit, s.versions) for a in s.attempts),
+        s.owner, s.assessed, s.newsletter, None if s.down is None else s.down - t, outage, s.code, s.mutated,
         # zombie=from-memory: whether each attempt has called the model decides whether it
         # still restores, and result ids are dropped above
         () if s.setup.rereads else tuple(has_called(a.n, a.results) for a in s.attempts),
     )  # fmt: skip
+
+
+#: a silence longer than any run (`attempt_form`'s cap while a controller outage counts)
+UNCAPPED = 1 << 30
 
 
 def shared(part: Any, versions: tuple[tuple[int, ...], ...], form: Any) -> Any:
@@ -154,14 +173,15 @@ def readable(s: State) -> tuple[tuple[Any, ...], ...]:
     return tuple(out)
 
 
-def attempt(a: AttemptState, t: int, limit: int, versions: tuple[tuple[int, ...], ...]) -> tuple[Any, ...]:
+def attempt(a: AttemptState, t: int, stamp: int, limit: int, versions: tuple[tuple[int, ...], ...]) -> tuple[Any, ...]:
     """One attempt's canonical form at the start of tick t (its pin as the pinned content),
-    remembered by the attempt's identity and the tick."""
+    remembered by the attempt's identity and the stamp (the tick, or its complement when
+    silences are kept uncapped)."""
     hit = _memo.get(id(a))
-    if hit is not None and hit[0] is a and hit[1] == t:
+    if hit is not None and hit[0] is a and hit[1] == stamp:
         return hit[2]  # type: ignore[no-any-return]
     value = attempt_form(a, t, limit, versions)
-    _memo[id(a)] = (a, t, value)
+    _memo[id(a)] = (a, stamp, value)
     return value
 
 

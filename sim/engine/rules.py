@@ -9,6 +9,9 @@ same state, tick and faults always give the same result:
   attempt's `next_tick` says when it acts again (None: its program has ended).
 - `assess`, `gate`, `suspect`, `rebuild` (each `(state, t, faults)`): the controller's steps
   a to d of §5.3, run in `order.CONTROLLER_STEPS` order.
+- beyond the article's model, a controller outage (`sim.faults.restart`): `input_phase`
+  crashes it (`crash`), `controller` skips its phase while it is down and `restart`s it
+  in the tick it comes back.
 - `end_of_tick(state, t)`: after the controller's steps, whether the run is over (§5.8); if
   not, the controller acts next at t + 1 (`State.tick`). `controller(state, t, faults)` is
   the controller's whole phase of a tick: its four steps, then `end_of_tick`.
@@ -53,7 +56,7 @@ from sim.engine.state import (
     Status,
     find_candidate,
 )
-from sim.faults import CodeChange, Fault, Hold, Loss, Moment, Mutation, PostPoint, Stall, Unheard
+from sim.faults import CodeChange, Fault, Hold, Loss, Moment, Mutation, PostPoint, Restart, Stall, Unheard
 from sim.switches import Key, Rule
 from sim.trace import Event, Kind, quoted
 
@@ -75,7 +78,7 @@ class Draft:
     __slots__ = (
         "setup", "versions", "version", "last_change", "last_acceptance", "epoch", "journal",
         "candidates", "acceptances", "effects", "feed", "posts", "sends", "attempts", "owner",
-        "assessed", "newsletter", "tick", "finished", "last_tick", "horizon_reached",
+        "assessed", "newsletter", "down", "outage", "tick", "finished", "last_tick", "horizon_reached",
         "code", "mutated", "events", "faults",
     )  # fmt: skip
 
@@ -83,7 +86,7 @@ class Draft:
         (self.setup, self.versions, self.version, self.last_change, self.last_acceptance,
          self.epoch, self.journal, self.candidates, self.acceptances, self.effects, self.feed,
          self.posts, self.sends, self.attempts, self.owner, self.assessed, self.newsletter,
-         self.finished, self.last_tick, self.horizon_reached, self.code, self.mutated,
+         self.down, self.outage, self.finished, self.last_tick, self.horizon_reached, self.code, self.mutated,
          self.tick) = s  # fmt: skip
         self.events: list[Event] = []
         self.faults = faults
@@ -93,7 +96,7 @@ class Draft:
             self.setup, self.versions, self.version, self.last_change, self.last_acceptance,
             self.epoch, self.journal, self.candidates, self.acceptances, self.effects, self.feed,
             self.posts, self.sends, self.attempts, self.owner, self.assessed, self.newsletter,
-            self.finished, self.last_tick, self.horizon_reached, self.code, self.mutated,
+            self.down, self.outage, self.finished, self.last_tick, self.horizon_reached, self.code, self.mutated,
             self.tick,
         ))  # fmt: skip
 
@@ -269,6 +272,8 @@ def input_phase(state: State, tick: int, faults: Faults) -> Step:
     d = Draft(state, faults)
     if isinstance(directive, Loss):
         return lose(d, tick, directive.store)
+    if isinstance(directive, Restart):
+        return crash(d, tick, directive.down)
     if isinstance(directive, Mutation):
         return mutate(d, tick, directive.section)
     if isinstance(directive, CodeChange):
@@ -297,6 +302,35 @@ def lose(d: Draft, tick: int, store: str) -> Step:
     else:
         records, d.effects = len(d.effects), ()
     d.log(tick, Kind.LOST, None, {"store": store, "records": records})
+    return d.done()
+
+
+def crash(d: Draft, tick: int, down: int) -> Step:
+    """The controller crashes (beyond the article's model): until it restarts, in its phase
+    of tick + down, its phase does nothing (`controller`). The stores and the workers go on."""
+    d.down = tick + down
+    d.outage = (tick, tick + down)
+    d.log(tick, Kind.CONTROLLER_DOWN, None, {"until": tick + down})
+    return d.done()
+
+
+def restart(state: State, t: int, faults: Faults) -> Step:
+    """The controller restarts in its phase of tick t, before its steps (beyond the article's
+    model), with what survived on storage (the knob `controller_state`): everything the
+    article requires ("durable"), all but the owner-token counter ("no-epoch": it starts
+    again below the first token, so the next admission reissues a token already used), all
+    but the unconfirmed intents ("no-intents"). Its suspicion timers are rebuilt except
+    with "old-timers" (`heard`)."""
+    d = Draft(state, faults)
+    d.down = None
+    how = d.setup.controller_state
+    lost = 0
+    if how == "no-epoch":
+        d.epoch = d.setup.first_token - 1
+    elif how == "no-intents":
+        kept = tuple(pair for pair in d.effects if pair[1] != "intent")
+        lost, d.effects = len(d.effects) - len(kept), kept
+    d.log(t, Kind.CONTROLLER_UP, None, {"state": how, "epoch": d.epoch, "intents_lost": lost})
     return d.done()
 
 
@@ -699,16 +733,19 @@ def suspect(state: State, t: int, faults: Faults) -> Step:
     """c. A running attempt silent for the heartbeat limit becomes UNKNOWN; if it owned the
     work, a successor is admitted (inheriting an announcement it owed)."""
     limit = state.setup.heartbeat_limit
-    for a in state.attempts:
-        if (a.silent_since is not None or a.unheard is not None) and suspected(a, t, limit):
-            break
-    else:
+    if state.outage is None:
+        for a in state.attempts:
+            if (a.silent_since is not None or a.unheard is not None) and suspected(a, t, limit, a.last_heard(t)):
+                break
+        else:
+            return state, NO_EVENTS
+    elif not any(suspected(a, t, limit, heard(state, a, t)) for a in state.attempts):
         return state, NO_EVENTS
     d = Draft(state, faults)
     for i in range(len(state.attempts)):
         a = d.attempts[i]
-        since = a.last_heard(t)
-        if since is not None and suspected(a, t, limit):
+        since = heard(state, a, t)
+        if since is not None and suspected(a, t, limit, since):
             a = a._replace(status=Status.UNKNOWN)
             d.put(a)
             d.log(t, Kind.UNKNOWN, a.n, {"missed": t - since})
@@ -717,9 +754,32 @@ def suspect(state: State, t: int, faults: Faults) -> Step:
     return d.done()
 
 
-def suspected(a: AttemptState, t: int, limit: int) -> bool:
-    since = a.last_heard(t)
+def suspected(a: AttemptState, t: int, limit: int, since: int | None) -> bool:
+    """Running, and unheard since `since` for the heartbeat limit."""
     return a.status is Status.RUNNING and since is not None and t - since >= limit
+
+
+def heard(state: State, a: AttemptState, t: int) -> int | None:
+    """The tick the controller counts #n's silence from at t (None: it heard it at t).
+
+    Without a controller outage, the attempt's own `last_heard`. After a restart (beyond the
+    article's model, `sim.faults.restart`) the heartbeats sent while the controller was down,
+    from its crash tick through its restart tick (the workers act before the controller), were
+    heard by nobody; the knob `controller_state` says what the restarted controller counts
+    from instead: rebuilt timers count every attempt as heard at the restart; old timers
+    ("old-timers") count from the last tick it was up before its crash. A heartbeat after the
+    restart is heard as usual."""
+    since = a.last_heard(t)
+    outage = state.outage
+    if outage is None:
+        return since
+    down, back = outage
+    sent = t if since is None else since  # its last heartbeat
+    if sent > back:
+        return since
+    if state.setup.controller_state == "old-timers":
+        return down - 1 if sent >= down else since
+    return back
 
 
 def rebuild(state: State, t: int, faults: Faults) -> Step:
@@ -771,20 +831,27 @@ def end_of_tick(state: State, t: int) -> State:
 
 def controller(state: State, t: int, faults: Faults) -> Step:
     """The controller's phase of tick t: its steps in `order.CONTROLLER_STEPS` order, then
-    `end_of_tick`."""
+    `end_of_tick`. Beyond the article's model, the one place a controller outage acts: while
+    the controller is down its phase does nothing, and in the tick it comes back it restarts
+    (`restart`) before its steps."""
+    restarted: Sequence[Event] = NO_EVENTS
+    if state.down is not None:
+        if t < state.down:
+            return end_of_tick(state, t), NO_EVENTS
+        state, restarted = restart(state, t, faults)
     first, second, third, fourth = CONTROLLER_STEPS  # unrolled: it runs every tick of every run
     state, e1 = first(state, t, faults)
     state, e2 = second(state, t, faults)
     state, e3 = third(state, t, faults)
     state, e4 = fourth(state, t, faults)
-    if e1 or e2 or e3 or e4:
-        return end_of_tick(state, t), [*e1, *e2, *e3, *e4]
+    if restarted or e1 or e2 or e3 or e4:
+        return end_of_tick(state, t), [*restarted, *e1, *e2, *e3, *e4]
     return end_of_tick(state, t), NO_EVENTS
 
 
 def quiescent(state: State, t: int) -> bool:
-    """Nothing can happen any more: the run is over."""
-    if state.assessed < len(state.candidates) or t < state.setup.last_change_at:
+    """Nothing can happen any more: the run is over (never while the controller is down)."""
+    if state.down is not None or state.assessed < len(state.candidates) or t < state.setup.last_change_at:
         return False
     if state.newsletter is None and t < state.setup.newsletter_ready:
         return False

@@ -21,7 +21,9 @@ candidate by its digest id (`Candidate.digest`), so identity is never data.
   schedule's faults are matched against these values (docs/model.md §9).
 - the attempts: one `AttemptState` each, in attempt order.
 - the controller: `owner` (an attempt number), `assessed` (candidates assessed, in write order),
-  `newsletter` (the gate's digest id).
+  `newsletter` (the gate's digest id); beyond the article's model (`sim.faults.restart`),
+  `down` (while the controller is down, the tick it restarts at) and `outage` (its latest
+  outage, (crash tick, restart tick): what its memory of heartbeats depends on).
 - run bookkeeping: `tick` (the tick the controller acts next: every actor has acted in every
   tick before it), `finished`, `last_tick`, `horizon_reached`.
 
@@ -142,6 +144,11 @@ class Setup:
     figures: bool = False  # the assessor checks every figure (assessor=figures)
     journal_code: bool = False  # the journal key names the code version (journal_code=yes)
     strict: bool = False  # a record of other code stops the attempt (replay=strict)
+    #: beyond the article's model: what of the controller survives its restart (the knob
+    #: `controller_state`: "durable", "no-epoch", "no-intents" or "old-timers"), and the
+    #: first owner token (where a counter that is not durable starts again)
+    controller_state: str = "durable"
+    first_token: int = 41
 
 
 class State(NamedTuple):
@@ -164,6 +171,8 @@ class State(NamedTuple):
     owner: int | None
     assessed: int
     newsletter: str | None
+    down: int | None  # while the controller is down: the tick it restarts at
+    outage: tuple[int, int] | None  # its latest outage: (crash tick, restart tick)
     finished: bool
     last_tick: int
     horizon_reached: bool
@@ -207,13 +216,15 @@ def initial_state(switches: Switches, schedule: Schedule) -> State:
         figures=switches.knob("assessor") == "figures",
         journal_code=switches.knob("journal_code") == "yes",
         strict=switches.knob("replay") == "strict",
+        controller_state=switches.knob("controller_state"),
+        first_token=schedule.first_token,
     )
     return State(
         setup=setup, versions=((0,) * schedule.sections,), version=0, last_change=None,
         last_acceptance=None, epoch=schedule.first_token - 1, journal=(), candidates=(),
         acceptances=(), effects=(), feed=Feed(), posts=0, sends=0, attempts=(), owner=None,
-        assessed=0, newsletter=None, finished=False, last_tick=0, horizon_reached=False, code=0,
-        mutated=(), tick=0,
+        assessed=0, newsletter=None, down=None, outage=None, finished=False, last_tick=0,
+        horizon_reached=False, code=0, mutated=(), tick=0,
     )  # fmt: skip
 
 

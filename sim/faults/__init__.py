@@ -17,6 +17,7 @@ from sim.faults.base import (
     Moment,
     Mutation,
     PostPoint,
+    Restart,
     RunFacts,
     Stall,
     Unheard,
@@ -37,6 +38,7 @@ from sim.faults.duplicate import DuplicateDelivery
 from sim.faults.loss import StorageLoss
 from sim.faults.mutation import SnapshotMutation
 from sim.faults.pause import PosterPause
+from sim.faults.restart import ControllerRestart
 from sim.faults.silence import Silence
 from sim.faults.wrong import WrongSummary
 
@@ -51,6 +53,7 @@ register(HeartbeatDelay)
 register(SnapshotMutation)
 register(WrongSummary)
 register(CodeUpdate)
+register(ControllerRestart)
 
 __all__ = [
     "FAULT_SETS",
@@ -59,6 +62,7 @@ __all__ = [
     "Choices",
     "CodeChange",
     "CodeUpdate",
+    "ControllerRestart",
     "DuplicateDelivery",
     "Bounds",
     "Fault",
@@ -71,6 +75,7 @@ __all__ = [
     "PosterDeath",
     "PosterPause",
     "ReportChange",
+    "Restart",
     "RunFacts",
     "Silence",
     "SnapshotMutation",

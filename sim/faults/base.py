@@ -61,8 +61,9 @@ class Moment(Enum):
     `directive` tells the engine to do."""
 
     #: the input phase of tick t; where (t,); directive: the sections that get new content,
-    #: or a `Loss` (a store loses its records), a `Mutation` (a section's bytes change under
-    #: its hash) or a `CodeChange` (the orchestration code's version increments)
+    #: a `Loss` (a store loses its records), a `Restart` (the controller goes down), a
+    #: `Mutation` (a section's bytes change under its hash) or a `CodeChange` (the
+    #: orchestration code's version increments)
     INPUT = 0
     #: attempt #n begins what it does at tick t; where (n, t); directive: a `Stall`, or an
     #: `Unheard` (its heartbeats stop reaching the controller while it works on)
@@ -134,6 +135,14 @@ class Wrong:
 
 #: the one `Wrong` directive
 WRONG = Wrong()
+
+
+@dataclass(frozen=True, slots=True)
+class Restart:
+    """An INPUT directive: the controller crashes at the start of the tick and restarts
+    `down` ticks later, in its own phase of that tick; until then its phase does nothing."""
+
+    down: int
 
 
 @dataclass(frozen=True, slots=True)

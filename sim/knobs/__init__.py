@@ -4,6 +4,7 @@ declared, imported below in registry order. `docs/extending.md` says how to add 
 from sim.knobs import assessor, journal_code, reads, replay  # noqa: F401  (each registers its knob)
 from sim.knobs.base import KNOBS, Knob, Knobs, register
 from sim.knobs import (  # noqa: F401  (each module registers its knob)
+    controller_state,  # case 9: what survives a controller restart
     receiver,  # case 2: a receiver with no idempotency
     compensate,  # case 2: a successor's correction
     retention,  # case 3: the feed's key retention

@@ -141,6 +141,7 @@ class Seen:
         "content",
         "latest",
         "latest_accepted",
+        "latest_admitted",
         "ready",
         "started",
     )  # fmt: skip
@@ -153,6 +154,7 @@ class Seen:
         self.applied: set[str] = set()  # digests the feed applied a post for
         self.latest: str | None = None  # the latest candidate written
         self.latest_accepted: str | None = None
+        self.latest_admitted = 0  # the number of the latest attempt admitted
         self.ready = trace.schedule.newsletter_ready
         self.started: int | None = None  # the tick the newsletter started
 
@@ -174,6 +176,8 @@ class Seen:
             self.content = tuple(d["content"])
         elif kind is Kind.NEWSLETTER:
             self.started = e.tick
+        elif kind is Kind.ADMITTED:
+            self.latest_admitted = e.attempt or 0
 
 
 @dataclass(frozen=True, slots=True)

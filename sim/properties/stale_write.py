@@ -1,8 +1,15 @@
 """stale-write (always): no protected store applies a write whose owner token is below the
 epoch it meets.
 
+The ground truth: a write is stale when its writer had been superseded, i.e. a later
+attempt had been admitted by then (each admission publishes a new epoch). While the owner
+tokens only grow, that is exactly "its token is below the epoch the store holds". Beyond the
+article's model a controller whose token counter did not survive its restart
+(`controller_state = "no-epoch"`) reissues tokens, and a superseded writer can then hold a
+token equal to the epoch (docs/outside.md, case 9): the ground truth still sees it.
+
 Guarded by fencing tokens: with fencing on, every protected store rejects such a write
-(docs/model.md, "Writes and fencing").
+(docs/model.md, "Writes and fencing"), as long as tokens are never reissued.
 """
 
 from __future__ import annotations
@@ -20,23 +27,38 @@ from sim.properties.base import (
 from sim.trace import Event, Kind, ReportHistory, Trace
 
 
+def superseded(e: Event, latest: int) -> bool:
+    """The write event `e` carries a superseded token: its writer was admitted before the
+    latest attempt admitted by then (`latest`, its number)."""
+    return (e.attempt or 0) < latest
+
+
 def step(memo: Memo, e: Event, content: tuple[int, ...], position: int) -> tuple[Memo, bool]:
-    """An applied write whose token was below the epoch it met breaks it."""
-    d = e.detail
-    return memo, d["applied"] and d["token"] < d["epoch"]
+    """An applied write of a superseded writer breaks it. The memo: the number of the latest
+    attempt admitted."""
+    if e.kind is Kind.ADMITTED:
+        return e.attempt, False
+    return memo, e.detail["applied"] and superseded(e, memo)
 
 
-MONITOR = Monitor(frozenset({Kind.WRITE}), step)
+MONITOR = Monitor(frozenset({Kind.WRITE, Kind.ADMITTED}), step, start=0)
 
 
 def why(trace: Trace, report: ReportHistory, index: int) -> str:
-    d = trace.events[index].detail
-    return f"token {d['token']} is below the epoch {d['epoch']}, and the store applied the write"
+    e = trace.events[index]
+    d = e.detail
+    if d["token"] < d["epoch"]:
+        return f"token {d['token']} is below the epoch {d['epoch']}, and the store applied the write"
+    latest = max(a.attempt or 0 for a in trace.events[:index] if a.kind is Kind.ADMITTED)
+    return (
+        f"#{e.attempt} was superseded by #{latest}, but its token {d['token']} is not below the "
+        f"epoch {d['epoch']} (a token counter that started again), and the store applied the write"
+    )
 
 
 def arose(seen: Seen, e: Event) -> bool:
-    """An attempt tried a protected write with a token below the epoch (applied or not)."""
-    return bool(e.detail["token"] < e.detail["epoch"])
+    """A superseded attempt tried a protected write (applied or not)."""
+    return superseded(e, seen.latest_admitted)
 
 
 PROPERTY = register(Property(

@@ -136,7 +136,7 @@ def _figures(a: Outcome, b: Outcome) -> tuple[Figure, ...]:
 
 def row_keys(*grids: Grid) -> list[str]:
     """The rows of both grids, in swimlane order (attempts merged by number)."""
-    order = {"report": 0, "attempts": 1, "journal": 2, "digest": 3, "feed": 4, "newsletter": 5}
+    order = {"report": 0, "attempts": 1, "controller": 2, "journal": 3, "digest": 4, "feed": 5, "newsletter": 6}
     keys: dict[str, tuple[int, int]] = {}
     for g in grids:
         for row in g.rows:

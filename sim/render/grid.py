@@ -30,6 +30,7 @@ from typing import Any
 
 from sim.outcome import what_happened
 from sim.properties import BY_NAME, breaking_events
+from sim.properties.stale_write import superseded
 from sim.render.text import describe, tick_story
 from sim.trace import Event, Kind, ReportHistory, Trace
 
@@ -54,6 +55,9 @@ LEGEND: dict[str, tuple[str, str, str, str]] = {
     "died": ("Attempts", "died", "died", "dies while posting"),
     "done": ("Attempts", "done", "done", "announcement confirmed"),
     "replay-failed": ("Attempts", "err", "rejected", "non-determinism error: stuck"),
+    "controller-down": ("Controller", "down", "died", "the controller crashes"),
+    "controller-off": ("Controller", "…", "silent", "the controller is down: nothing assessed, suspected or admitted"),
+    "controller-up": ("Controller", "up", "admitted", "the controller restarts"),
     "written": ("Journal", "v1", "written", "record, computed from this version"),
     "restored": ("Journal", "↺", "restored", "restored, not redone"),
     "rejected": ("Journal", "✗v1", "rejected", "stale write rejected"),
@@ -133,9 +137,9 @@ EMPTY = Cell()
 
 @dataclass(frozen=True, slots=True)
 class Row:
-    key: str  # "report", "attempt:2", "journal:3", "digest", "feed", "newsletter"
+    key: str  # "report", "attempt:2", "controller", "journal:3", "digest", "feed", "newsletter"
     label: str
-    group: str  # "report", "attempts", "journal", "digest", "feed", "newsletter"
+    group: str  # "report", "attempts", "controller", "journal", "digest", "feed", "newsletter"
     cells: tuple[Cell, ...]
 
     def to_json(self) -> dict[str, Any]:
@@ -285,18 +289,18 @@ ENDINGS = ("fenced", "stopped", "died", "done", "replay-failed")
 
 @dataclass(slots=True)
 class _Lifeline:
-    """One admitted attempt's row: its owner token and what it shows between its events."""
+    """One admitted attempt's row: its number and what it shows between its events."""
 
-    token: int
+    n: int  # its attempt number
     ended: bool = False
     silent: bool = False
     unknown: bool = False
 
-    def act(self, e: Event, index: int, epoch: int, marks: list[tuple[Mark, int | None]]) -> None:
+    def act(self, e: Event, index: int, latest: int, marks: list[tuple[Mark, int | None]]) -> None:
         """Append the mark the attempt's own event `e` draws (a mark with no text: the event
         is drawn in another row and listed here too)."""
         d = e.detail
-        work = "stale" if self.token < epoch else "running"
+        work = "stale" if self.n < latest else "running"  # superseded by a later admission
         if e.kind is Kind.COMPUTED:
             if d.get("wrong"):  # beyond the article's model: a wrong summary
                 marks.append((Mark(f"s{d['step']}*", work, "step-wrong"), index))
@@ -398,6 +402,8 @@ class _Builder:
         rows = [self.row("report", "Report", "report")]
         for n, token in attempts:
             rows.append(self.row(f"attempt:{n}", f"#{n} T{token}", "attempts"))
+        if "controller" in self.cells:  # only a run whose controller restarted has this row
+            rows.append(self.row("controller", "Controller", "controller"))
         for s in range(1, self.sections + 1):
             rows.append(self.row(f"journal:{s}", f"Journal s{s}", "journal"))
         rows.append(self.row("digest", "Digest", "digest"))
@@ -443,7 +449,7 @@ class _Builder:
     def attempts(self) -> list[tuple[int, int]]:
         """One lifeline per attempt; returns (attempt, token) in admission order."""
         admitted: list[tuple[int, int]] = []
-        epoch = 0
+        latest = 0  # the latest attempt admitted
         by_tick: dict[int, list[tuple[int, Event]]] = {}
         for i, e in self.events:
             by_tick.setdefault(e.tick, []).append((i, e))
@@ -455,12 +461,13 @@ class _Builder:
                 if n is None:
                     continue
                 if e.kind is Kind.ADMITTED:
-                    epoch = e.detail["token"]
-                    admitted.append((n, epoch))
-                    lifelines[n] = _Lifeline(epoch)
-                    acted.setdefault(n, []).append((Mark(f"T{epoch}", "admitted", "admitted"), i))
+                    token = e.detail["token"]
+                    latest = n
+                    admitted.append((n, token))
+                    lifelines[n] = _Lifeline(n)
+                    acted.setdefault(n, []).append((Mark(f"T{token}", "admitted", "admitted"), i))
                 elif n in lifelines:
-                    lifelines[n].act(e, i, epoch, acted.setdefault(n, []))
+                    lifelines[n].act(e, i, latest, acted.setdefault(n, []))
             for n, lifeline in lifelines.items():
                 self.lifeline_cell(f"attempt:{n}", t, lifeline, acted.get(n))
         return admitted
@@ -476,38 +483,41 @@ class _Builder:
         elif not lifeline.ended:
             self.add(row, t, lifeline.between(), None)
 
-    def journal_mark(self, step: list[Any], d: dict[str, Any], index: int) -> tuple[Mark, tuple[str, ...]]:
+    def journal_mark(self, step: list[Any], d: dict[str, Any], index: int, stale: bool) -> tuple[Mark, tuple[str, ...]]:
         version = self.read_version.get(step[1])
         text = f"v{version}" if version is not None else step[1]
         if not d["applied"]:
             return Mark(f"✗{text}", "rejected", "rejected"), ()
-        if d["token"] < d["epoch"]:
+        if stale:
             return Mark(text, "stale", "written"), self.breaks.get(index, ())
         return Mark(text, "written", "written"), ()
 
     def records(self) -> None:
+        latest = 0  # the latest attempt admitted: a write of an earlier one is stale
         for i, e in self.events:
             d = e.detail
             t = e.tick
             broke = self.breaks.get(i, ())
-            if e.kind is Kind.RESTORED:
+            if e.kind is Kind.ADMITTED:
+                latest = e.attempt or 0
+            elif e.kind is Kind.RESTORED:
                 self.add(f"journal:{d['step']}", t, Mark("↺", "restored", "restored"), i)
             elif e.kind is Kind.WRITE:
                 for step in d.get("steps", []) if d["record"] in ("steps", "candidate") else []:
-                    mark, why = self.journal_mark(step, d, i)
+                    mark, why = self.journal_mark(step, d, i, superseded(e, latest))
                     self.add(f"journal:{step[0]}", t, mark, i, why)
                 if d["record"] == "candidate":
                     if not d["applied"]:
                         self.add("digest", t, Mark(f"✗◇{d['digest']}", "rejected", "candidate-rejected"), i)
                     else:
-                        cls = "stale" if d["token"] < d["epoch"] else "candidate"
+                        cls = "stale" if superseded(e, latest) else "candidate"
                         self.add("digest", t, Mark(f"◇{d['digest']}", cls, "candidate"), i, broke)
                 elif d["record"] in ("intent", "confirmed"):
                     symbol, legend = ("i", "intent") if d["record"] == "intent" else ("✓", "confirmed")
                     if not d["applied"]:
                         self.add("feed", t, Mark(f"✗{symbol}", "rejected", "intent-rejected"), i)
                     else:
-                        cls = "stale" if d["token"] < d["epoch"] else legend
+                        cls = "stale" if superseded(e, latest) else legend
                         self.add("feed", t, Mark(symbol, cls, legend), i, broke)
             elif e.kind is Kind.ACCEPTED:
                 if d["version"] is not None:
@@ -535,6 +545,12 @@ class _Builder:
                 rows = {"acceptances": ["digest"], "effects": ["feed"]}.get(d["store"], journal)
                 for row in rows:
                     self.add(row, t, Mark("lost", "rejected", "lost"), i)
+            elif e.kind is Kind.CONTROLLER_DOWN:  # beyond the article's model: a controller outage
+                self.add("controller", t, Mark("down", "died", "controller-down"), i)
+                for off in range(t + 1, min(d["until"], self.last + 1)):
+                    self.add("controller", off, Mark("…", "silent", "controller-off"), None)
+            elif e.kind is Kind.CONTROLLER_UP:
+                self.add("controller", t, Mark("up", "admitted", "controller-up"), i)
 
     def newsletter(self) -> None:
         ready = self.trace.schedule.newsletter_ready
