@@ -595,3 +595,19 @@ def test_check_finds_the_stale_write_of_a_restarted_token_counter_only_without_a
     assert durable.violations["stale-write"] == 0
     assert no_epoch.violations["stale-write"] > 0
     assert any(type(f).key == "controller_restarts" for f in no_epoch.counterexamples["stale-write"].code)
+
+
+# -- the README's report: all four protections on, every fault kind ----------------------------
+def test_with_every_protection_on_and_every_fault_kind_exactly_two_properties_break() -> None:
+    """`sim check --faults all -k 1 -t 12`, all-on, both checkpoint modes: faithful-digest,
+    shortest from bytes changed under their hash at t0 (case 5), and two-acceptances, shortest
+    from the acceptance records lost at t7 (case 10); nothing else. The README reports it."""
+    from sim.faults import SnapshotMutation, StorageLoss
+
+    rows = configurations(Switches(), "all", list(Checkpoints))
+    for result in check(rows, CheckBound(1, 12, faults="all")):
+        assert result.schedules == 510
+        assert {k: v for k, v in result.violations.items() if v} == {"faithful-digest": 24, "two-acceptances": 6}
+        digest, twice = result.counterexamples["faithful-digest"], result.counterexamples["two-acceptances"]
+        assert (digest.code, digest.tick) == ((SnapshotMutation(0, 1),), 6)
+        assert (twice.code, twice.tick) == ((StorageLoss(7, "acceptances"),), 10)
