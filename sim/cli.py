@@ -24,7 +24,25 @@ class _Commands(click.Group):
         return command(cmd_name) if cmd_name in COMMANDS else None
 
 
+def _version() -> str:
+    """The installed package's version (read only when `--version` asks for it)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("sim")
+    except PackageNotFoundError:
+        return "unknown (not installed)"
+
+
+def _print_version(ctx: click.Context, param: click.Parameter, value: bool) -> None:
+    if value and not ctx.resilient_parsing:
+        click.echo(f"sim {_version()}")
+        ctx.exit(0)
+
+
 @click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=_print_version,
+              help="Print the version and exit.")  # fmt: skip
 def cli() -> None:
     """sim: a tick-based simulator and model checker for durable agent work."""
 

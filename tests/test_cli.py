@@ -159,3 +159,20 @@ def test_an_out_folder_that_looks_like_an_option_is_refused(command: list[str],
     assert err.strip().splitlines() == [
         f"sim: error: sim {command[0]}: Invalid value for '--out': expected a folder, got '--json', which looks like an option"
     ]
+
+
+def test_version_prints_the_installed_version(capsys: pytest.CaptureFixture[str]) -> None:
+    from importlib.metadata import version
+
+    code, out, _ = run_cli(capsys, "--version")
+    assert code == 0 and out == f"sim {version('sim')}\n"
+
+
+def test_scenarios_check_runs_every_named_scenario(capsys: pytest.CaptureFixture[str]) -> None:
+    from sim.scenario import names
+
+    code, out, _ = run_cli(capsys, "scenarios", "--check")
+    assert code == 0
+    assert out.splitlines()[-1] == f"{len(names())} of {len(names())} scenarios match their [expect] tables"
+    code, out, _ = run_cli(capsys, "scenarios", "--check", "--json")
+    assert json.loads(out)["failed"] == 0

@@ -350,7 +350,8 @@ def test_cli_summary(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None
     out = capsys.readouterr().out
     for title in ("All protections on", "One protection weakened", "Newsletter gate", "All 864 runs"):
         assert title in out
-    assert "wrote " in out
+    assert "wrote:\n" in out and f"  {tmp_path / 'r' / 'sweep.json'}\n" in out
+    assert max(len(line) for line in out.splitlines() if str(tmp_path) not in line) <= 80
     assert sorted(p.name for p in (tmp_path / "r").iterdir()) == ["explainer.html", "sweep.csv", "sweep.json", "sweep.md"]
 
 

@@ -12,9 +12,14 @@ from sim.commands.common import emit_json
 
 @click.command()
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
-def scenarios(as_json: bool) -> int:
-    """List the named scenarios with their descriptions."""
+@click.option("--check", "check", is_flag=True,
+              help="Run every named scenario and compare it with its [expect] table (sim trace NAME --check "
+              "for each); exit 1 if any differs.")  # fmt: skip
+def scenarios(as_json: bool, check: bool) -> int:
+    """List the named scenarios with their descriptions (or check them all)."""
     loaded = [scenarios_mod.load(name) for name in scenarios_mod.names()]
+    if check:
+        return _check_all(loaded, as_json)
     if as_json:
         emit_json([
             {"name": s.name, "description": s.description, "switches": s.switches.as_dict()}
@@ -26,3 +31,26 @@ def scenarios(as_json: bool) -> int:
         click.echo(textwrap.fill(s.description, width=88, initial_indent="    ", subsequent_indent="    "))
         click.echo()
     return 0
+
+
+def _check_all(loaded: list[scenarios_mod.Scenario], as_json: bool) -> int:
+    """Each scenario's run against its [expect] table: one line each, then a count."""
+    from sim.run import run_scenario
+
+    results = []
+    for s in loaded:
+        _, outcome = run_scenario(s)
+        diffs = scenarios_mod.differences(s.expect, outcome.to_json()) if s.expect else []
+        results.append({"name": s.name, "expected": len(s.expect), "differences": diffs})
+    failed = [r for r in results if r["differences"]]
+    if as_json:
+        emit_json({"scenarios": results, "failed": len(failed)})
+    else:
+        width = max(len(r["name"]) for r in results)
+        for r in results:
+            verdict = "FAILED" if r["differences"] else (f"ok ({r['expected']} figures)" if r["expected"] else "no [expect]")
+            click.echo(f"{r['name']:<{width}}  {verdict}")
+            for line in r["differences"]:
+                click.echo(f"{'':<{width}}    {line}")
+        click.echo(f"{len(results) - len(failed)} of {len(results)} scenarios match their [expect] tables")
+    return 1 if failed else 0

@@ -161,8 +161,10 @@ def sweep(workers: int, as_json: bool, out: Path, profile: str | None, sets: tup
         return 0
     for line in summary_lines(result.summary):
         click.echo(line)
-    click.echo("minimal protection sets per event combination and the per-run details: see the reports")
-    click.echo("wrote " + ", ".join(str(p) for p in paths))
+    click.echo("the minimal protection sets per event combination and each run: see the reports")
+    click.echo("wrote:")
+    for p in paths:
+        click.echo(f"  {p}")
     return 0
 
 
