@@ -37,20 +37,23 @@ def _check_all(loaded: list[scenarios_mod.Scenario], as_json: bool) -> int:
     """Each scenario's run against its [expect] table: one line each, then a count."""
     from sim.run import run_scenario
 
-    results = []
+    results: list[tuple[str, int, list[str]]] = []  # (name, expected figures, differences)
     for s in loaded:
         _, outcome = run_scenario(s)
         diffs = scenarios_mod.differences(s.expect, outcome.to_json()) if s.expect else []
-        results.append({"name": s.name, "expected": len(s.expect), "differences": diffs})
-    failed = [r for r in results if r["differences"]]
+        results.append((s.name, len(s.expect), diffs))
+    failed = [r for r in results if r[2]]
     if as_json:
-        emit_json({"scenarios": results, "failed": len(failed)})
+        emit_json({
+            "scenarios": [{"name": n, "expected": e, "differences": d} for n, e, d in results],
+            "failed": len(failed),
+        })  # fmt: skip
     else:
-        width = max(len(r["name"]) for r in results)
-        for r in results:
-            verdict = "FAILED" if r["differences"] else (f"ok ({r['expected']} figures)" if r["expected"] else "no [expect]")
-            click.echo(f"{r['name']:<{width}}  {verdict}")
-            for line in r["differences"]:
+        width = max(len(name) for name, _, _ in results)
+        for name, expected, diffs in results:
+            verdict = "FAILED" if diffs else (f"ok ({expected} figures)" if expected else "no [expect]")
+            click.echo(f"{name:<{width}}  {verdict}")
+            for line in diffs:
                 click.echo(f"{'':<{width}}    {line}")
         click.echo(f"{len(results) - len(failed)} of {len(results)} scenarios match their [expect] tables")
     return 1 if failed else 0
