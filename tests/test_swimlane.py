@@ -73,7 +73,8 @@ def test_main_screen_tells_the_story() -> None:
     assert row["Journal s1"].split() == ["v1", "↺"]
     assert row["Journal s3"].split() == ["v2", "✗v1"]
     assert row["Digest"].split() == ["◇d2", "✓v2"]
-    assert row["Feed post"].split() == ["i", "P1", "=P1", "✓"]
+    # between the intent (t11) and the confirmation (t14) the effect is unconfirmed: "?"
+    assert row["Feed post"].split() == ["i", "P1", "?", "?", "=P1", "✓"]
     assert row["Newsletter"].split() == ["4.7"]
     assert "invariants           all hold" in out
     assert "t14  #3 sends the announcement of d2 (key announce/d2); feed knows the key: answers with" in out

@@ -72,6 +72,7 @@ LEGEND: dict[str, tuple[str, str, str, str]] = {
     "repeat": ("Feed post", "=P1", "repeat", "resend answered with the original post"),
     "feed-rejected": ("Feed post", "✗P", "rejected", "request rejected (key reused)"),
     "confirmed": ("Feed post", "✓", "confirmed", "confirmed"),
+    "unconfirmed": ("Feed post", "?", "unknown", "intended, unconfirmed (it may or may not have happened)"),
     "newsletter-waiting": ("Newsletter", "·", "waiting", "waiting for its gate"),
     "newsletter": ("Newsletter", "4.7", "started", "starts, quoting this figure (million)"),
     "lost": ("Journal", "lost", "rejected", "records lost (a storage loss)"),
@@ -551,6 +552,29 @@ class _Builder:
                     self.add("controller", off, Mark("…", "silent", "controller-off"), None)
             elif e.kind is Kind.CONTROLLER_UP:
                 self.add("controller", t, Mark("up", "admitted", "controller-up"), i)
+        self.unconfirmed()
+
+    def unconfirmed(self) -> None:
+        """The effect lifecycle between its intent and its confirmation: in the ticks after an
+        applied intent until the confirmation (or the end of the run) the effect is intended
+        but unconfirmed, whatever the feed did; an empty cell of the feed row then shows "?"."""
+        since: dict[str, int] = {}  # digest -> tick its intent was recorded, while unconfirmed
+        spans: list[tuple[int, int]] = []
+        for _, e in self.events:
+            d = e.detail
+            if e.kind is Kind.WRITE and d.get("store") == "effect" and d["applied"]:
+                if d["record"] == "intent" and d["digest"] not in since:
+                    since[d["digest"]] = e.tick
+                elif d["record"] == "confirmed" and d["digest"] in since:
+                    spans.append((since.pop(d["digest"]), e.tick))
+            elif e.kind is Kind.LOST and d["store"] == "effects":
+                since.clear()  # the records are gone: nothing is intended any more
+        spans += [(start, self.last + 1) for start in since.values()]
+        feed = self.cells.setdefault("feed", {})
+        for start, end in spans:
+            for t in range(start + 1, min(end, self.last + 1)):
+                if t not in feed:
+                    self.add("feed", t, Mark("?", "unknown", "unconfirmed"), None)
 
     def newsletter(self) -> None:
         ready = self.trace.schedule.newsletter_ready
