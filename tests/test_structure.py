@@ -191,3 +191,13 @@ def test_no_module_cites_a_file_outside_the_repository() -> None:
              for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if "SPEC" in line
              and "SPECIAL" not in line]  # fmt: skip
     assert cited == []
+
+
+def test_every_package_of_sim_is_listed_for_installation() -> None:
+    """A regular (non-editable) install ships only the packages pyproject.toml names."""
+    import tomllib
+
+    root = SIM.parent
+    listed = set(tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]["packages"])
+    found = {".".join(p.parent.relative_to(root).parts) for p in SIM.rglob("__init__.py") if "__pycache__" not in p.parts}
+    assert found <= listed, f"not listed in pyproject.toml: {sorted(found - listed)}"
