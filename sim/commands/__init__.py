@@ -16,6 +16,7 @@ COMMANDS: dict[str, str] = {
     "diff": "diff",
     "explore": "explore",
     "check": "check",
+    "conform": "conform",
 }
 
 
