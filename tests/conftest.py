@@ -69,6 +69,17 @@ def processes() -> Iterator[tuple[int, list[str]]]:
                 yield int(entry), fields
 
 
+def children_of(pid: int) -> set[int]:
+    """Every live descendant of a process, by /proc."""
+    parents = {p: int(fields[1]) for p, fields in processes()}
+    found: set[int] = set()
+    frontier = {pid}
+    while frontier:
+        frontier = {p for p, parent in parents.items() if parent in frontier} - found
+        found |= frontier
+    return found
+
+
 _browser_tests_passed = 0
 
 

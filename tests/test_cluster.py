@@ -17,22 +17,11 @@ import pytest
 from sim.check import CheckBound, check, configurations
 from sim.cli import main
 from sim.switches import Checkpoints, Switches
-from conftest import processes
+from conftest import children_of
 
 distributed = pytest.importorskip("distributed")
 
 ARGS = ["check", "-k", "2", "-t", "4", "-p", "all-on,fencing=off,key=none", "--split", "4", "--json"]
-
-
-def children_of(pid: int) -> set[int]:
-    """Every live descendant of a process, by /proc."""
-    parents = {p: int(fields[1]) for p, fields in processes()}
-    found: set[int] = set()
-    frontier = {pid}
-    while frontier:
-        frontier = {p for p, parent in parents.items() if parent in frontier} - found
-        found |= frontier
-    return found
 
 
 @pytest.fixture

@@ -17,6 +17,7 @@ COMMANDS: dict[str, str] = {
     "explore": "explore",
     "check": "check",
     "profiles": "profiles",
+    "conform": "conform",
 }
 
 

@@ -1,0 +1,274 @@
+"""The worked example's application, shared by every engine's worker: the report read by
+reference, the "model" (a counter store), the observation log, the feed client and the
+barriers the harness signals at.
+
+This file is also the worker process: `python PATH/TO/app.py ENGINE WORKDIR EXECUTION MODE
+KEYED` runs (or resumes) the workflow on a real engine (`main`, below). It imports nothing of
+`sim` (a worker starts without the simulator's imports) and imports an engine only inside the
+function that runs it. ENGINE is langgraph or dbos; EXECUTION labels the process in the
+harness's records (w1, w2, ...); MODE is `start` (begin the workflow) or `resume` (recover it
+from the engine's store, as a restarted worker does); KEYED is 1 when the post carries the key
+workflow id + step id. The workflow: s1..s4 (one model call each), assemble the digest, accept
+it, post it, each one step of the engine; the process records its return value (`ended`).
+
+The work folder holds:
+- `report/section-N.txt`: the input, read by the steps when they run (by reference, never
+  passed by content), so a change during an outage is seen by whoever computes next;
+- `store.sqlite`: the harness's own records, outside the engine: `calls` (one row per model
+  call: which execution, which step, the section text it read), `got` (one row per section
+  result a workflow body obtained: which execution, which step, who computed it),
+  `accepted` (one row per acceptance), `ended` (each execution's return value);
+- `feed.port`: the loopback port of the feed process (sim/conform/feed.py);
+- `plan.json`: the barriers: {execution: point}; at that point the worker writes
+  `held-EXECUTION` and waits for `go-EXECUTION`.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+import sqlite3
+import sys
+import time
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+WORKFLOW_ID = "digest/q3-report"
+SECTIONS = 4
+#: the report's versions: section 2 is corrected from v1 to v2, the others stay byte-identical
+REPORT = {
+    1: "Section 1: the quarter in brief; orders grew in every region.",
+    2: "Section 2: revenue was 4.1 million.",
+    3: "Section 3: costs fell after the move to the new warehouse.",
+    4: "Section 4: outlook; hiring continues in the second half.",
+}
+CORRECTED_SECTION_2 = "Section 2: revenue was 4.7 million."
+#: how often a barrier is polled, in seconds (a poll, not a timed wait: it only decides how
+#: soon a barrier that has been reached is seen)
+POLL = 0.005
+
+#: an HTTP client that never goes through a proxy (the feed is on the loopback interface)
+LOOPBACK = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS calls (seq INTEGER PRIMARY KEY AUTOINCREMENT, execution TEXT, pid INTEGER, step TEXT, content TEXT);
+CREATE TABLE IF NOT EXISTS got (seq INTEGER PRIMARY KEY AUTOINCREMENT, execution TEXT, step TEXT, computed_by TEXT);
+CREATE TABLE IF NOT EXISTS accepted (seq INTEGER PRIMARY KEY AUTOINCREMENT, execution TEXT, digest TEXT, revenue TEXT);
+CREATE TABLE IF NOT EXISTS ended (seq INTEGER PRIMARY KEY AUTOINCREMENT, execution TEXT, result TEXT);
+"""
+
+
+def prepare(workdir: Path) -> None:
+    """A fresh work folder: the report at v1 and an empty store."""
+    (workdir / "report").mkdir(parents=True, exist_ok=True)
+    for n, text in REPORT.items():
+        (workdir / "report" / f"section-{n}.txt").write_text(text + "\n", encoding="utf-8")
+    with connect(workdir) as db:
+        db.executescript(SCHEMA)
+
+
+def change_report(workdir: Path) -> None:
+    """The correction: section 2 gets new content (v1 -> v2)."""
+    (workdir / "report" / "section-2.txt").write_text(CORRECTED_SECTION_2 + "\n", encoding="utf-8")
+
+
+def connect(workdir: Path) -> sqlite3.Connection:
+    db = sqlite3.connect(workdir / "store.sqlite", timeout=30, isolation_level=None)
+    db.execute("PRAGMA busy_timeout = 30000")
+    return db
+
+
+def record(workdir: Path, sql: str, *args: Any) -> None:
+    """One row, committed before this returns (autocommit)."""
+    db = connect(workdir)
+    try:
+        db.execute(sql, args)
+    finally:
+        db.close()
+
+
+def rows(workdir: Path, sql: str, *args: Any) -> list[tuple[Any, ...]]:
+    db = connect(workdir)
+    try:
+        return list(db.execute(sql, args))
+    finally:
+        db.close()
+
+
+def revenue(text: str) -> str | None:
+    found = re.search(r"revenue was (\d+\.\d+) million", text)
+    return found.group(1) if found else None
+
+
+class App:
+    """The application as one execution (one worker process) sees it."""
+
+    def __init__(self, workdir: Path, execution: str, keyed: bool) -> None:
+        self.workdir = workdir
+        self.execution = execution
+        self.keyed = keyed
+        plan = workdir / "plan.json"
+        self.plan: dict[str, str] = json.loads(plan.read_text()) if plan.exists() else {}
+
+    # -- barriers -----------------------------------------------------------------------
+    def point(self, name: str) -> None:
+        """If the plan holds this execution at `name`: say so, and wait for the harness's go
+        (a harness that kills the process instead never sends it)."""
+        if self.plan.get(self.execution) != name:
+            return
+        held = self.workdir / f"held-{self.execution}"
+        tmp = held.with_suffix(".tmp")
+        tmp.write_text(f"{os.getpid()} {name}\n")
+        tmp.rename(held)
+        go = self.workdir / f"go-{self.execution}"
+        while not go.exists():
+            time.sleep(POLL)
+
+    # -- the steps' bodies --------------------------------------------------------------
+    def summarise(self, n: int) -> dict[str, Any]:
+        """Step s<n>: read section n of the report now, make one model call, hold if planned."""
+        step = f"s{n}"
+        content = (self.workdir / "report" / f"section-{n}.txt").read_text(encoding="utf-8").strip()
+        record(self.workdir, "INSERT INTO calls (execution, pid, step, content) VALUES (?, ?, ?, ?)",
+               self.execution, os.getpid(), step, content)  # fmt: skip
+        self.point(f"after-call:{step}")
+        return {"step": step, "id": f"{step}@{self.execution}", "by": self.execution, "summary": f"summary of: {content}"}
+
+    def got(self, result: dict[str, Any]) -> None:
+        """The workflow body obtained a section result (computed now or restored by the engine)."""
+        record(self.workdir, "INSERT INTO got (execution, step, computed_by) VALUES (?, ?, ?)",
+               self.execution, result["step"], result["by"])  # fmt: skip
+
+    def assemble(self, parts: list[dict[str, Any]]) -> dict[str, Any]:
+        return {"id": f"d@{self.execution}", "parts": [p["id"] for p in parts],
+                "revenue": revenue(parts[1]["summary"])}  # fmt: skip
+
+    def accept(self, digest: dict[str, Any]) -> dict[str, Any]:
+        """The acceptance: every complete candidate is accepted (the application checks no
+        version: the report is passed by reference), and the acceptance is recorded."""
+        record(self.workdir, "INSERT INTO accepted (execution, digest, revenue) VALUES (?, ?, ?)",
+               self.execution, digest["id"], digest["revenue"])  # fmt: skip
+        return {"accepted": digest["id"], "by": self.execution}
+
+    def post(self, digest: dict[str, Any]) -> dict[str, Any]:
+        """Announce the digest on the feed; the key, if any, is the workflow id + the step id."""
+        port = int((self.workdir / "feed.port").read_text())
+        body = {"text": f"digest {digest['id']}: revenue {digest['revenue']} million",
+                "key": f"{WORKFLOW_ID}/post" if self.keyed else None}  # fmt: skip
+        request = urllib.request.Request(
+            f"http://127.0.0.1:{port}/post", data=json.dumps(body).encode(), method="POST",
+            headers={"Content-Type": "application/json"},
+        )  # fmt: skip
+        with LOOPBACK.open(request, timeout=30) as response:
+            answer: dict[str, Any] = json.loads(response.read())
+        self.point("after-post")
+        return answer
+
+    def ended(self, result: Any) -> None:
+        record(self.workdir, "INSERT INTO ended (execution, result) VALUES (?, ?)",
+               self.execution, json.dumps(result, sort_keys=True))  # fmt: skip
+
+
+# -- the worker process ------------------------------------------------------------------
+def run_langgraph(app: App, resume: bool) -> Any:
+    from langchain_core.runnables import RunnableConfig
+    from langgraph.checkpoint.sqlite import SqliteSaver
+    from langgraph.func import entrypoint, task
+
+    @task
+    def summarise(n: int) -> dict[str, Any]:
+        return app.summarise(n)
+
+    @task
+    def assemble(parts: list[dict[str, Any]]) -> dict[str, Any]:
+        return app.assemble(parts)
+
+    @task
+    def accept(digest: dict[str, Any]) -> dict[str, Any]:
+        return app.accept(digest)
+
+    @task
+    def post(digest: dict[str, Any]) -> dict[str, Any]:
+        return app.post(digest)
+
+    conn = sqlite3.connect(app.workdir / "langgraph.sqlite", check_same_thread=False, timeout=30)
+    saver = SqliteSaver(conn)
+
+    @entrypoint(checkpointer=saver)
+    def digest_workflow(report: str) -> dict[str, Any]:
+        parts = []
+        for n in range(1, SECTIONS + 1):
+            part = summarise(n).result()
+            app.got(part)
+            parts.append(part)
+        digest = assemble(parts).result()
+        verdict = accept(digest).result()
+        answer = post(digest).result()
+        return {"digest": digest["id"], "accepted_by": verdict["by"], "post": answer}
+
+    config: RunnableConfig = {"configurable": {"thread_id": WORKFLOW_ID}}
+    # durability "sync": each task's result is written before the next step starts
+    return digest_workflow.invoke(None if resume else str(app.workdir / "report"), config, durability="sync")
+
+
+def run_dbos(app: App, resume: bool) -> Any:
+    from dbos import DBOS, SetWorkflowID
+
+    DBOS(config={"name": "conform", "system_database_url": f"sqlite:///{app.workdir / 'dbos.sqlite'}",
+                 "log_level": "WARNING"})  # fmt: skip
+
+    @DBOS.step()
+    def summarise(n: int) -> dict[str, Any]:
+        return app.summarise(n)
+
+    @DBOS.step()
+    def assemble(parts: list[dict[str, Any]]) -> dict[str, Any]:
+        return app.assemble(parts)
+
+    @DBOS.step()
+    def accept(digest: dict[str, Any]) -> dict[str, Any]:
+        return app.accept(digest)
+
+    @DBOS.step()
+    def post(digest: dict[str, Any]) -> dict[str, Any]:
+        return app.post(digest)
+
+    @DBOS.workflow()
+    def digest_workflow(report: str) -> dict[str, Any]:
+        parts = []
+        for n in range(1, SECTIONS + 1):
+            part = summarise(n)
+            app.got(part)
+            parts.append(part)
+        digest = assemble(parts)
+        verdict = accept(digest)
+        answer = post(digest)
+        return {"digest": digest["id"], "accepted_by": verdict["by"], "post": answer}
+
+    DBOS.launch()  # a restarted worker recovers the pending workflow here
+    try:
+        if resume:
+            return DBOS.retrieve_workflow(WORKFLOW_ID).get_result()
+        with SetWorkflowID(WORKFLOW_ID):
+            return digest_workflow(str(app.workdir / "report"))
+    finally:
+        DBOS.destroy()
+
+
+RUNNERS = {"langgraph": run_langgraph, "dbos": run_dbos}
+
+
+def main(argv: list[str]) -> int:
+    engine, workdir, execution, mode, keyed = argv
+    logging.basicConfig(level=logging.WARNING)
+    app = App(Path(workdir), execution, keyed == "1")
+    result = RUNNERS[engine](app, mode == "resume")
+    app.ended(result)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

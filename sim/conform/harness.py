@@ -1,0 +1,457 @@
+"""`sim conform ENGINE`: the worked example on a real engine, real processes, real signals.
+
+Each fault (FAULTS) is one run in a fresh temporary folder: the feed process
+(sim/conform/feed.py, an HTTP server on a free loopback port), then worker processes
+(sim/conform/app.py, run as a script) that run or resume the workflow on the engine. The harness learns
+where a worker is from barriers, never from a timed sleep: a worker that reaches the point
+the plan names writes `held-wN` and waits for `go-wN` (sim/conform/app.py), so the signal
+lands exactly there:
+
+- crash: SIGKILL worker w1 right after s3's model call (before the step's result is
+  recorded); then a restarted worker w2 resumes the workflow from the engine's store;
+- zombie: SIGSTOP w1 at the same point (the barrier is released while it is stopped, so it
+  resumes at once when continued); w2 resumes the workflow and finishes it; then SIGCONT
+  w1 and let it run to its end;
+- lost answer: SIGKILL w1 right after the feed answered its post (the feed has committed the
+  post; the post step's result is not yet recorded); w2 resumes; with the key workflow id +
+  step id, and without a key;
+- crash with the report changed: as crash, and section 2 of the report is corrected while no
+  worker runs, before w2 resumes.
+
+Every process the harness starts is killed by its pid when the run ends (`Processes`):
+SIGKILL ends a stopped process too. The observed figures are read from the harness's own
+store and the feed; the prediction is `sim`'s run of the fault's scenario file under the
+engine's switches (sim/conform/engines.py).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from sim.conform import app
+from sim.conform.engines import ENGINES, Engine
+from sim.errors import SimError
+from sim.outcome import Outcome
+from sim.run import run_scenario
+from sim.scenario import load
+from sim.trace import Kind, Trace, revenue
+
+#: the folder of app.py (the worker) and feed.py (the feed), which run as scripts
+HERE = Path(__file__).resolve().parent
+#: the longest a run may wait for one barrier or one process, in seconds (a guard against a
+#: hung engine, never a timing the run relies on)
+DEADLINE = 180.0
+#: how often a barrier is polled, in seconds
+POLL = 0.01
+
+
+class ConformError(SimError):
+    """The harness could not run a fault (an engine that is missing or failed): one line, exit 2."""
+
+
+@dataclass(frozen=True, slots=True)
+class Fault:
+    name: str
+    #: the fault's number in issue 14
+    number: int
+    scenario: str
+    #: what the harness does, with which signals
+    how: str
+    #: the barrier w1 stops at (sim/conform/app.py `App.point`)
+    hold: str
+    #: "kill" (SIGKILL at the barrier) or "stop" (SIGSTOP, then SIGCONT after w2 finished)
+    action: str
+    #: whether the post carries the key workflow id + step id
+    keyed: bool = True
+    #: whether section 2 of the report is corrected before w2 resumes
+    change: bool = False
+
+
+FAULTS: tuple[Fault, ...] = (
+    Fault("crash", 1, "conform-crash", "SIGKILL w1 after s3's model call; w2 resumes", "after-call:s3", "kill"),
+    Fault("zombie", 2, "conform-zombie",
+          "SIGSTOP w1 after s3's model call; w2 resumes and finishes; SIGCONT w1, which runs to its end",
+          "after-call:s3", "stop", keyed=False),
+    Fault("lost-answer", 3, "conform-lost-answer",
+          "SIGKILL w1 after the feed applied its post, before the step's result is recorded; w2 resumes; "
+          "key: workflow id + step id", "after-post", "kill"),
+    Fault("lost-answer-keyless", 3, "conform-lost-answer-keyless",
+          "as lost-answer, with no key", "after-post", "kill", keyed=False),
+    Fault("crash-changed", 4, "conform-crash-changed",
+          "SIGKILL w1 after s3's model call; section 2 of the report corrected; w2 resumes",
+          "after-call:s3", "kill", change=True),
+)  # fmt: skip
+
+#: the figures each fault reports, in order
+FIGURES = (
+    "model calls by execution",
+    "model calls",
+    "steps restored",
+    "zombie write",
+    "zombie's end",
+    "acceptances",
+    "posts applied",
+    "newsletter quotes",
+)
+
+
+# -- the engine's presence and versions --------------------------------------------------------
+def installed(engine: Engine) -> bool:
+    import importlib.util
+
+    try:
+        return importlib.util.find_spec(engine.module) is not None
+    except ModuleNotFoundError:
+        return False
+
+
+def require(engine: Engine) -> None:
+    if not installed(engine):
+        raise ConformError(f"conform {engine.name}: the engine is not installed: {engine.install}")
+
+
+def versions(engine: Engine) -> dict[str, str]:
+    out = {}
+    for dist in engine.distributions:
+        try:
+            out[dist] = metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            out[dist] = "not installed"
+    return out
+
+
+def worker_env() -> dict[str, str]:
+    """The environment of the harness's processes: this one's, without DBOS's cloud settings
+    (a conductor key would connect a worker to DBOS Conductor over the network)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DBOS")}
+    env["PYTHONUNBUFFERED"] = "1"
+    return env
+
+
+# -- processes -------------------------------------------------------------------------------
+class Processes:
+    """The processes of one run; `close` kills each one still alive by its pid and reaps it."""
+
+    def __init__(self, workdir: Path) -> None:
+        self.workdir = workdir
+        self.started: dict[str, subprocess.Popen[bytes]] = {}
+
+    def start(self, label: str, args: list[str]) -> subprocess.Popen[bytes]:
+        out = open(self.workdir / f"{label}.log", "wb")
+        try:
+            proc = subprocess.Popen([sys.executable, *args], cwd=self.workdir, stdout=out, stderr=subprocess.STDOUT,
+                                    stdin=subprocess.DEVNULL, env=worker_env())  # fmt: skip
+        finally:
+            out.close()
+        self.started[label] = proc
+        return proc
+
+    def pids(self) -> list[int]:
+        return [p.pid for p in self.started.values()]
+
+    def close(self) -> None:
+        for proc in self.started.values():
+            if proc.poll() is None:
+                proc.kill()  # SIGKILL: ends a stopped process as well
+            proc.wait()
+
+    def log_tail(self, label: str) -> str:
+        try:
+            lines = (self.workdir / f"{label}.log").read_text(errors="replace").strip().splitlines()
+        except OSError:
+            return ""
+        return " | ".join(lines[-3:])[-400:]
+
+
+def wait_until(what: str, done: Callable[[], bool], procs: Processes, watch: tuple[str, ...]) -> None:
+    """Poll `done` until it holds; a watched process that ends first, or the deadline, fails the run."""
+    deadline = time.monotonic() + DEADLINE
+    while not done():
+        for label in watch:
+            proc = procs.started[label]
+            if proc.poll() is not None:
+                raise ConformError(f"{label} ended (exit {proc.returncode}) before {what}: {procs.log_tail(label)}")
+        if time.monotonic() > deadline:
+            raise ConformError(f"no {what} within {DEADLINE:.0f} s")
+        time.sleep(POLL)
+
+
+def finish(procs: Processes, label: str) -> None:
+    proc = procs.started[label]
+    try:
+        code = proc.wait(timeout=DEADLINE)
+    except subprocess.TimeoutExpired:
+        raise ConformError(f"{label} did not end within {DEADLINE:.0f} s") from None
+    if code != 0:
+        raise ConformError(f"{label} failed (exit {code}): {procs.log_tail(label)}")
+
+
+def steps_before(point: str) -> int:
+    """How many steps of the workflow come before a barrier: s1..s(n-1) before `after-call:sn`;
+    s1..s4, assemble and accept before `after-post`."""
+    if point.startswith("after-call:s"):
+        return int(point.removeprefix("after-call:s")) - 1
+    return app.SECTIONS + 2
+
+
+def recorded(engine: Engine, workdir: Path) -> int:
+    """The step results the engine's store holds for the workflow (0 before it exists)."""
+    path = workdir / engine.store
+    if not path.exists():
+        return 0
+    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=30)
+    try:
+        count: int = db.execute(engine.recorded, (app.WORKFLOW_ID,)).fetchone()[0]
+        return count
+    except sqlite3.OperationalError:  # its tables are not created yet
+        return 0
+    finally:
+        db.close()
+
+
+def stopped(pid: int) -> bool:
+    """The process is in the stopped state (`T` in /proc/PID/stat)."""
+    with open(f"/proc/{pid}/stat") as handle:
+        return handle.read().rsplit(")", 1)[1].split()[0] in ("T", "t")
+
+
+# -- one fault on one engine ------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class Observed:
+    calls_by_execution: tuple[int, ...]
+    restored: int
+    zombie_write: str
+    zombie_end: str | None
+    acceptances: tuple[tuple[str, str], ...]
+    posts: int
+    newsletter: str | None
+
+
+def latest_acceptance(workdir: Path) -> str | None:
+    found = app.rows(workdir, "SELECT revenue FROM accepted ORDER BY seq DESC LIMIT 1")
+    return found[0][0] if found else None
+
+
+def feed_posts(workdir: Path) -> int:
+    port = int((workdir / "feed.port").read_text())
+    with app.LOOPBACK.open(f"http://127.0.0.1:{port}/posts", timeout=30) as response:
+        return len(json.loads(response.read())["posts"])
+
+
+@contextmanager
+def run_folder() -> Iterator[Path]:
+    with tempfile.TemporaryDirectory(prefix="sim-conform-") as folder:
+        yield Path(folder)
+
+
+def observe(engine: Engine, fault: Fault, workdir: Path, on_start: Callable[[list[int]], None] | None = None) -> Observed:
+    """Run `fault` on `engine` in `workdir` (empty) and read the figures."""
+    app.prepare(workdir)
+    (workdir / "plan.json").write_text(json.dumps({"w1": fault.hold}))
+    procs = Processes(workdir)
+    try:
+        newsletter, posts = drive(engine, fault, workdir, procs, on_start)
+    finally:
+        procs.close()
+    return read_figures(fault, workdir, newsletter, posts)
+
+
+def drive(engine: Engine, fault: Fault, workdir: Path, procs: Processes,
+          on_start: Callable[[list[int]], None] | None) -> tuple[str | None, int]:  # fmt: skip
+    """Start the feed and the workers, signal at the barriers; the newsletter's quote and the
+    feed's post count."""
+
+    def worker(label: str, mode: str) -> None:
+        procs.start(label, [str(HERE / "app.py"), engine.name, str(workdir), label, mode, "1" if fault.keyed else "0"])
+        if on_start is not None:
+            on_start(procs.pids())
+
+    procs.start("feed", [str(HERE / "feed.py"), str(workdir / "feed.sqlite"), str(workdir / "feed.port")])
+    wait_until("the feed's port", (workdir / "feed.port").exists, procs, ("feed",))
+    worker("w1", "start")
+    wait_until("w1 at its barrier", (workdir / "held-w1").exists, procs, ("w1", "feed"))
+    # the steps before the barrier have returned; wait until the engine has recorded them too
+    # (LangGraph writes a task's result from a background thread: a kill right after a task
+    # returned could otherwise lose it, which is not the fault this run injects)
+    before = steps_before(fault.hold)
+    wait_until(f"the engine's record of the {before} steps before w1's barrier",
+               lambda: recorded(engine, workdir) >= before, procs, ("w1", "feed"))  # fmt: skip
+    w1 = procs.started["w1"]
+    if fault.action == "stop":
+        os.kill(w1.pid, signal.SIGSTOP)
+        wait_until("w1 stopped", lambda: stopped(w1.pid), procs, ("w1",))
+        (workdir / "go-w1").touch()  # seen only once w1 is continued
+    else:
+        os.kill(w1.pid, signal.SIGKILL)
+        w1.wait()
+    if fault.change:
+        app.change_report(workdir)
+    worker("w2", "resume")
+    finish(procs, "w2")
+    newsletter = latest_acceptance(workdir)  # the dependant reads as soon as the workflow has a result
+    if fault.action == "stop":
+        os.kill(w1.pid, signal.SIGCONT)
+        finish(procs, "w1")
+    return newsletter, feed_posts(workdir)
+
+
+def read_figures(fault: Fault, workdir: Path, newsletter: str | None, posts: int) -> Observed:
+    """The figures of a finished run, from the harness's store (sim/conform/app.py)."""
+    executions = ("w1", "w2")
+    calls = dict(app.rows(workdir, "SELECT execution, COUNT(*) FROM calls GROUP BY execution"))
+    restored = app.rows(workdir, "SELECT COUNT(*) FROM got WHERE execution != computed_by")[0][0]
+    zombie_write = "none"
+    zombie_end = None
+    if fault.action == "stop":
+        # the zombie's write landed if the engine took its held step's result and its workflow went on
+        held_step = fault.hold.split(":")[1]
+        landed = app.rows(workdir, "SELECT COUNT(*) FROM got WHERE execution = 'w1' AND step = ?", held_step)[0][0]
+        zombie_write = "landed" if landed else "rejected"
+        own = {e: json.loads(r)["digest"] for e, r in app.rows(workdir, "SELECT execution, result FROM ended")}
+        if "w1" not in own:
+            zombie_end = "stops"
+        elif own["w1"] == "d@w1":
+            zombie_end = "runs on to its own result"
+        else:
+            zombie_end = "returns the owner's result"
+    acceptances = tuple(app.rows(workdir, "SELECT execution, revenue FROM accepted ORDER BY seq"))
+    return Observed(
+        calls_by_execution=tuple(calls.get(e, 0) for e in executions),
+        restored=restored,
+        zombie_write=zombie_write,
+        zombie_end=zombie_end,
+        acceptances=acceptances,
+        posts=posts,
+        newsletter=newsletter,
+    )
+
+
+# -- the prediction ------------------------------------------------------------------------
+def predict(engine: Engine, fault: Fault) -> Observed:
+    """`sim`'s run of the fault's scenario under the engine's switches, in the observed figures' terms."""
+    scenario = load(fault.scenario).with_switches(engine.switches)
+    trace, result = run_scenario(scenario)
+    return from_model(trace, result, zombie=fault.action == "stop")
+
+
+def from_model(trace: Trace, result: Outcome, zombie: bool) -> Observed:
+    acceptances = tuple(
+        (f"w{e.detail['producer']}", revenue(e.detail["built_from"][1])) for e in trace.events if e.kind is Kind.ACCEPTED
+    )
+    zombie_write = "landed" if result.stale_writes_applied else "rejected" if result.stale_writes_rejected else "none"
+    zombie_end = None
+    if zombie:
+        ends = [e.kind for e in trace.events if e.attempt == 1 and e.kind in (Kind.FENCED, Kind.STOPPED, Kind.DONE)]
+        zombie_end = "runs on to its own result" if ends and ends[-1] is Kind.DONE else "stops"
+    return Observed(
+        calls_by_execution=result.model_calls_by_attempt,
+        restored=result.steps_restored,
+        zombie_write=zombie_write,
+        zombie_end=zombie_end,
+        acceptances=acceptances,
+        posts=result.posts_applied,
+        newsletter=result.newsletter.quoted_revenue,
+    )
+
+
+def figures(o: Observed) -> dict[str, str]:
+    """The figures as the report shows them (and compares them)."""
+    out = {
+        "model calls by execution": " ".join(map(str, o.calls_by_execution)),
+        "model calls": str(sum(o.calls_by_execution)),
+        "steps restored": str(o.restored),
+        "zombie write": o.zombie_write,
+        "zombie's end": o.zombie_end or "",
+        "acceptances": ", ".join(f"{who} quoting {figure}" for who, figure in o.acceptances) or "none",
+        "posts applied": str(o.posts),
+        "newsletter quotes": o.newsletter or "nothing",
+    }
+    if o.zombie_end is None:
+        del out["zombie's end"]
+    return out
+
+
+def compare(engine: Engine, fault: Fault, observed: Observed, predicted: Observed) -> list[dict[str, str]]:
+    seen, want = figures(observed), figures(predicted)
+    rows = []
+    for figure in FIGURES:
+        if figure not in seen:
+            continue
+        row = {"figure": figure, "observed": seen[figure], "predicted": want[figure]}
+        if seen[figure] == want[figure]:
+            row["verdict"] = "match"
+        elif (fault.name, figure) in engine.uncaptured:
+            row["verdict"] = "not captured"
+            row["behaviour"] = engine.uncaptured[(fault.name, figure)].name
+        else:
+            row["verdict"] = "MISMATCH"
+        rows.append(row)
+    return rows
+
+
+def run_fault(engine: Engine, fault: Fault, on_start: Callable[[list[int]], None] | None) -> dict[str, Any]:
+    predicted = predict(engine, fault)
+    began = time.monotonic()
+    with run_folder() as workdir:
+        observed = observe(engine, fault, workdir, on_start)
+    return {
+        "fault": fault.name,
+        "number": fault.number,
+        "scenario": fault.scenario,
+        "how": fault.how,
+        "rows": compare(engine, fault, observed, predicted),
+        "seconds": round(time.monotonic() - began, 1),
+    }
+
+
+def conform(engine_name: str, only: tuple[str, ...] = (), jobs: int = 1,
+            on_start: Callable[[list[int]], None] | None = None) -> dict[str, Any]:  # fmt: skip
+    """Run every fault (or those named in `only`) on the engine, `jobs` faults at a time (each
+    in its own folder, with its own feed and workers); the document `sim conform --json` prints."""
+    engine = ENGINES[engine_name]
+    require(engine)
+    chosen = [fault for fault in FAULTS if not only or fault.name in only]
+    results: list[dict[str, Any]]
+    if jobs <= 1:  # in this thread, so that an interrupt reaches the run and its teardown at once
+        results = [run_fault(engine, f, on_start) for f in chosen]
+    else:
+        with ThreadPoolExecutor(max_workers=jobs) as pool:
+            results = list(pool.map(lambda f: run_fault(engine, f, on_start), chosen))
+    rows = [row for result in results for row in result["rows"]]
+    used = {row.get("behaviour") for row in rows}
+    counts = {v: sum(1 for r in rows if r["verdict"] == v) for v in ("match", "not captured", "MISMATCH")}
+    return {
+        "engine": engine.name,
+        "title": engine.title,
+        "versions": versions(engine),
+        "switches": engine.switches,
+        "reasons": list(engine.reasons),
+        "faults": results,
+        "behaviours": {b.name: b.text for b in engine.uncaptured.values() if b.name in used},
+        "summary": {"rows": len(rows), "match": counts["match"], "not_captured": counts["not captured"],
+                    "mismatch": counts["MISMATCH"]},  # fmt: skip
+        "ok": counts["MISMATCH"] == 0,
+    }
+
+
+def without_timings(document: dict[str, Any]) -> dict[str, Any]:
+    """The document with every `seconds` key removed (what a script may compare)."""
+    if isinstance(document, dict):
+        return {k: without_timings(v) for k, v in document.items() if k != "seconds"}
+    if isinstance(document, list):
+        return [without_timings(v) for v in document]
+    return document

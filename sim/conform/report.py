@@ -1,0 +1,81 @@
+"""`sim conform`'s output: the terminal text, and reports/conformance.md and .json.
+
+Neither holds a timing: the `seconds` of each fault appear only in `--json` on stdout, so the
+text and the report files change only when a figure, a verdict or a version does.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from sim.conform.harness import without_timings
+
+HEAD = ("figure", "observed", "sim predicts", "verdict")
+
+
+def verdict(row: dict[str, str]) -> str:
+    if row["verdict"] == "not captured":
+        return f"not captured by the model: {row['behaviour']}"
+    return row["verdict"]
+
+
+def _table(rows: list[dict[str, str]], indent: str) -> list[str]:
+    cells = [HEAD] + [(r["figure"], r["observed"], r["predicted"], verdict(r)) for r in rows]
+    widths = [max(len(c[i]) for c in cells) for i in range(3)]
+    return [indent + "  ".join(c[i].ljust(widths[i]) for i in range(3)) + "  " + c[3] for c in cells]
+
+
+def summary_line(doc: dict[str, Any]) -> str:
+    s = doc["summary"]
+    return (f"{s['rows']} rows: {s['match']} match, {s['not_captured']} not captured by the model, "
+            f"{s['mismatch']} mismatch{'es' if s['mismatch'] != 1 else ''}")  # fmt: skip
+
+
+def text(doc: dict[str, Any]) -> str:
+    """One engine's run, for the terminal."""
+    lines = [
+        f"sim conform {doc['engine']}: {doc['title']}",
+        "versions: " + ", ".join(f"{k} {v}" for k, v in doc["versions"].items()),
+        "sim predicts with: " + " ".join(f"--set {k}={v}" for k, v in doc["switches"].items()),
+    ]
+    for fault in doc["faults"]:
+        lines += ["", f"fault {fault['number']}, {fault['fault']} (scenarios/{fault['scenario']}.toml): {fault['how']}"]
+        lines += _table(fault["rows"], "  ")
+    if doc["behaviours"]:
+        lines += ["", "not captured by the model:"]
+        lines += [f"  {name}: {words}" for name, words in doc["behaviours"].items()]
+    lines += ["", f"{doc['engine']}: {summary_line(doc)}" + ("" if doc["ok"] else " (FAILED)")]
+    return "\n".join(lines) + "\n"
+
+
+def markdown(docs: list[dict[str, Any]]) -> str:
+    """reports/conformance.md: every engine run, one table per engine."""
+    lines = [
+        "# Conformance: the worked example on real engines",
+        "",
+        "Written by `sim conform --all --out reports` (docs/conform.md says how the harness works).",
+        "Each fault is run on the real engine with real processes and signals, and `sim` runs the",
+        "fault's scenario file (`scenarios/conform-*.toml`) under the engine's switches; a row is a",
+        "match, a mismatch, or a behaviour the model does not capture (named below each table).",
+    ]
+    for doc in docs:
+        lines += ["", f"## {doc['engine']}: {doc['title']}", ""]
+        lines.append("Versions: " + ", ".join(f"{k} {v}" for k, v in doc["versions"].items()) + ".")
+        lines.append("sim predicts with " + ", ".join(f"`{k}={v}`" for k, v in doc["switches"].items()) + ":")
+        lines.append("")
+        lines += [f"- {reason}" for reason in doc["reasons"]]
+        lines += ["", "| fault | figure | observed | sim predicts | verdict |", "|---|---|---|---|---|"]
+        for fault in doc["faults"]:
+            for n, row in enumerate(fault["rows"]):
+                name = f"{fault['number']}. {fault['fault']}" if n == 0 else ""
+                lines.append(f"| {name} | {row['figure']} | {row['observed']} | {row['predicted']} | {verdict(row)} |")
+        if doc["behaviours"]:
+            lines += ["", "Not captured by the model:", ""]
+            lines += [f"- **{name}**: {words}." for name, words in doc["behaviours"].items()]
+        lines += ["", f"Summary: {summary_line(doc)}."]
+    return "\n".join(lines) + "\n"
+
+
+def report_json(docs: list[dict[str, Any]]) -> str:
+    return json.dumps({"engines": [without_timings(d) for d in docs]}, indent=2) + "\n"

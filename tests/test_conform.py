@@ -1,0 +1,141 @@
+"""`sim conform`: the worked example on real engines (LangGraph, DBOS), real processes, real
+signals. Each engine's whole run happens once per test session (the `runs` fixture: five
+faults, two at a time: about 20-30 s an engine on the project's 2-core machine); the tests then read its document.
+
+What is asserted is behaviour, not figures copied from a run: every row either matches sim's
+prediction or names a behaviour the model is known not to capture; the key stops the
+duplicate post that its absence lets through; every process the harness started is gone
+afterwards (by pid, in /proc), a SIGSTOPped one included; and the committed
+reports/conformance.* hold what a fresh run measures (versions aside).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sim.cli import main
+from sim.conform import harness
+from sim.conform.engines import ENGINES
+from sim.conform.harness import FAULTS, conform
+from sim.conform.report import markdown, report_json
+from conftest import children_of, processes
+
+ROOT = Path(__file__).resolve().parent.parent
+COMMITTED = ROOT / "reports"
+
+
+def live(pids: list[int]) -> list[int]:
+    alive = {pid for pid, _ in processes()}
+    return [pid for pid in pids if pid in alive]
+
+
+@pytest.fixture(scope="module")
+def runs() -> Iterator[dict[str, tuple[dict[str, Any], list[int]]]]:
+    """engine -> (its `sim conform` document, the pid of every process the harness started)."""
+    for engine in ENGINES.values():
+        if not harness.installed(engine):
+            pytest.skip(f"{engine.name} is not installed: {engine.install}")
+    before = children_of(os.getpid())
+    out = {}
+    for name in ENGINES:
+        pids: list[int] = []
+        doc = conform(name, jobs=2, on_start=lambda started: pids.extend(p for p in started if p not in pids))
+        out[name] = (doc, pids)
+    left = children_of(os.getpid()) - before
+    assert not left, f"processes left running after the conformance runs: {sorted(left)}"
+    yield out
+
+
+@pytest.mark.parametrize("engine", list(ENGINES))
+def test_every_figure_matches_the_model_or_names_what_it_does_not_capture(
+    runs: dict[str, tuple[dict[str, Any], list[int]]], engine: str
+) -> None:
+    doc, _ = runs[engine]
+    assert [f["fault"] for f in doc["faults"]] == [f.name for f in FAULTS]
+    bad = [(f["fault"], r) for f in doc["faults"] for r in f["rows"] if r["verdict"] == "MISMATCH"]
+    assert not bad, f"{engine}: rows that differ from sim's prediction: {bad}"
+    for fault in doc["faults"]:
+        for row in fault["rows"]:
+            if row["verdict"] == "not captured":
+                assert row["observed"] != row["predicted"]
+                assert row["behaviour"] in doc["behaviours"]
+    assert doc["ok"]
+
+
+@pytest.mark.parametrize("engine", list(ENGINES))
+def test_the_key_is_what_stops_the_second_post(runs: dict[str, tuple[dict[str, Any], list[int]]], engine: str) -> None:
+    """Both lost-answer runs resend after the kill; only the keyed one is recognised by the feed."""
+    doc, _ = runs[engine]
+    posts = {f["fault"]: next(r["observed"] for r in f["rows"] if r["figure"] == "posts applied") for f in doc["faults"]}
+    assert int(posts["lost-answer-keyless"]) == int(posts["lost-answer"]) + 1
+
+
+@pytest.mark.parametrize("engine", list(ENGINES))
+def test_every_process_the_harness_started_is_gone(runs: dict[str, tuple[dict[str, Any], list[int]]], engine: str) -> None:
+    _, pids = runs[engine]
+    # per fault: the feed and two workers
+    assert len(pids) == 3 * len(FAULTS)
+    assert live(pids) == []
+
+
+def test_a_failed_run_kills_its_processes_a_stopped_one_included(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """The zombie fault stops w1; if the run then fails, w1 (stopped), w2 and the feed are
+    killed by their pids all the same."""
+    real_finish = harness.finish
+
+    def failing_finish(procs: harness.Processes, label: str) -> None:
+        if label == "w2":
+            assert harness.stopped(procs.started["w1"].pid)
+            raise harness.ConformError("w2 failed (made to fail by the test)")
+        real_finish(procs, label)
+
+    monkeypatch.setattr(harness, "finish", failing_finish)
+    pids: list[int] = []
+    zombie = next(f for f in FAULTS if f.name == "zombie")
+    with pytest.raises(harness.ConformError, match="made to fail"):
+        harness.observe(ENGINES["langgraph"], zombie, tmp_path, on_start=lambda started: pids.extend(started))
+    assert set(pids) and live(sorted(set(pids))) == []
+
+
+def test_committed_reports_hold_what_a_fresh_run_measures(runs: dict[str, tuple[dict[str, Any], list[int]]]) -> None:
+    """reports/conformance.{md,json} (`sim conform --all --out reports`) against this session's
+    runs: every figure, verdict, switch and behaviour. The engines' versions are left out of
+    the comparison (a patch release installed by the test extra would otherwise fail it
+    without any behaviour changing); the reports name the versions they were written with."""
+    committed = json.loads((COMMITTED / "conformance.json").read_text(encoding="utf-8"))
+    versions = {doc["engine"]: doc["versions"] for doc in committed["engines"]}
+    fresh = [{**runs[name][0], "versions": versions.get(name, {})} for name in ENGINES]
+    regenerate = "run `sim conform --all --out reports` to regenerate it"
+    assert report_json(fresh) == (COMMITTED / "conformance.json").read_text(encoding="utf-8"), f"reports/conformance.json is stale; {regenerate}"
+    assert markdown(fresh) == (COMMITTED / "conformance.md").read_text(encoding="utf-8"), f"reports/conformance.md is stale; {regenerate}"
+
+
+def test_the_command_writes_its_reports_and_one_json_document(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["conform", "langgraph", "--fault", "crash", "--json", "--out", str(tmp_path)]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["engine"] == "langgraph" and [f["fault"] for f in doc["faults"]] == ["crash"]
+    assert isinstance(doc["faults"][0]["seconds"], float)
+    written = json.loads((tmp_path / "conformance.json").read_text())
+    assert "seconds" not in json.dumps(written)
+    assert "| 1. crash |" in (tmp_path / "conformance.md").read_text()
+
+
+def test_a_missing_engine_is_bad_input_naming_the_install_command(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(harness, "installed", lambda engine: engine.name != "dbos")
+    assert main(["conform", "dbos"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "pip install -e '.[dbos]'" in err
+
+
+@pytest.mark.parametrize("args", [["conform"], ["conform", "langgraph", "--all"], ["conform", "temporal"]])
+def test_bad_engine_arguments_exit_2(args: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(args) == 2
+    assert capsys.readouterr().err.count("\n") == 1
