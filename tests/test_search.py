@@ -132,8 +132,11 @@ class Recording(Search):
 @pytest.mark.parametrize(
     "values",
     [{}, {"fencing": "off"}, {"pins": "off"}, {"checkpoints": "end-only", "key": "none", "fencing": "off"},
-     {"fencing": "off", "zombie": "from-memory"}, {"checkpoints": "end-only", "fencing_scope": "step"},
-     {"retention": "2"}, {"receiver": "none", "compensate": "yes"}],
+     # the knobs' canonical forms: in the slow run (their agreement with the enumerator is in
+     # the default run, tests/test_outside.py and tests/test_profiles.py)
+     *[pytest.param(v, marks=pytest.mark.slow) for v in (
+         {"fencing": "off", "zombie": "from-memory"}, {"checkpoints": "end-only", "fencing_scope": "step"},
+         {"retention": "2"}, {"receiver": "none", "compensate": "yes"})]],
     ids=["all-on", "fencing-off", "pins-off", "end-only-weak", "zombie-from-memory", "step-fencing", "retention-2",
          "receiver-none-compensated"],
 )
