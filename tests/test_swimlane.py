@@ -112,6 +112,10 @@ def test_until_stops_the_replay_with_the_outcome_so_far() -> None:
     assert "Outcome so far (t0..t8 of t0..t14)" in out
     assert "t9 " not in out.split("Outcome")[0]
     assert "posts applied        0" in out
+    # what has not happened by t8 is "not by t8", not "never": the newsletter is ready at t12
+    assert "newsletter           not started by t8 (it may start from t12)" in out
+    assert "first acceptance     not by t8" in out and "finished             not yet" in out
+    assert "never started" not in out
 
 
 def test_step_is_driven_by_lines_on_stdin() -> None:

@@ -256,7 +256,7 @@ def outcome_block(
     switches = trace.switches
     heading = "Outcome" if so_far is None else f"Outcome so far (t0..t{so_far} of t0..t{grid.last_tick})"
     out = [Text(heading, style=TITLE_STYLE)]
-    for line in outcome_lines(result, trace):
+    for line in outcome_lines(result, trace, so_far):
         if line.startswith(("BROKEN", "invariants")):
             continue
         out.append(Text("  " + line))

@@ -19,16 +19,23 @@ def describe(event: Event) -> str:
     return read(event).narrate(who)
 
 
-def outcome_lines(result: Outcome, trace: Trace) -> list[str]:
+def outcome_lines(result: Outcome, trace: Trace, so_far: int | None = None) -> list[str]:
+    """The outcome in lines of words; `so_far`: the outcome up to that tick of a longer run
+    (`sim trace --until`), where what has not happened yet is "not by tN", not "never"."""
     by = ", ".join(f"#{i + 1} {n}" for i, n in enumerate(result.model_calls_by_attempt))
     letter = result.newsletter
-    if letter.start_tick is None:
+    ready = trace.schedule.newsletter_ready
+    if letter.start_tick is not None:
+        news = f"started t{letter.start_tick} on {letter.digest} quoting {letter.quoted_revenue}"
+    elif so_far is None:
         news = "never started"
     else:
-        news = f"started t{letter.start_tick} on {letter.digest} quoting {letter.quoted_revenue}"
+        news = f"not started by t{so_far}" + (f" (it may start from t{ready})" if so_far < ready else "")
 
     def tick(t: int | None) -> str:
-        return "-" if t is None else f"t{t}"
+        if t is not None:
+            return f"t{t}"
+        return "-" if so_far is None else f"not by t{so_far}"
 
     lines = [
         f"model calls          {result.model_calls} ({by}; minimum {trace.schedule.sections})",
@@ -38,7 +45,7 @@ def outcome_lines(result: Outcome, trace: Trace) -> list[str]:
         f"first acceptance     {tick(result.first_accepted_tick)} (a digest built from the final report)",
         f"confirmed            {tick(result.confirmed_tick)}",
         f"newsletter           {news}",
-        f"finished             {'yes' if result.finished else 'no'}"
+        f"finished             {'yes' if result.finished else ('no' if so_far is None else 'not yet')}"
         + (f" (stopped at the horizon, t{result.last_tick})" if result.horizon_reached else ""),
     ]
     if result.violations:
