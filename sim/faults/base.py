@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any, ClassVar, Protocol, TypeVar
 
-from sim.errors import ScenarioError
+from sim.errors import ScenarioError, ScheduleError
 from sim.limits import MAX_INT, quote
 
 T = TypeVar("T")
@@ -338,6 +338,31 @@ class Fault(ABC):
         `offers` gives (None: never after its own moment). `sim check`'s search keeps a fault
         in its nodes until then, so that `offers` sees it as it sees a whole schedule."""
         return None
+
+
+class AtTick(Fault):
+    """A fault of the INPUT moment: it takes effect at the start of tick `at` (a report change,
+    a storage loss, a snapshot mutation, a code change, a controller crash). Its place is the
+    tick; `unfired_words` names it in the reason it never took effect."""
+
+    __slots__ = ()
+    at: int
+    unfired_words: ClassVar[str]
+
+    def where(self) -> tuple[int]:
+        return (self.at,)
+
+    def unfired(self, facts: RunFacts) -> str:
+        return f"{self.unfired_words} at t{self.at}: the run ended at t{facts.last_tick}"
+
+    @classmethod
+    def check_ticks(cls, faults: Sequence[AtTick], plural: str | None = None) -> None:
+        """No negative tick; with `plural` (the faults in words), at most one per tick."""
+        for f in faults:
+            if f.at < 0:
+                raise ScheduleError(f"{cls.key}: negative tick {f.at}")
+        if plural is not None and len({f.at for f in faults}) != len(faults):
+            raise ScheduleError(f"{cls.key}: two {plural} at one tick")
 
 
 #: the registered fault kinds, in their order in scenario files and in `sim explore`'s draw

@@ -12,12 +12,12 @@ from typing import Any
 
 from sim.errors import ScenarioError, ScheduleError
 from sim.faults.base import (
+    AtTick,
     Bounds,
     Choices,
     Fault,
     Moment,
     Observed,
-    RunFacts,
     Setting,
     draw_tick,
     integer_field,
@@ -43,7 +43,7 @@ _OFFERED: dict[tuple[int, tuple[tuple[int, ...], ...]], tuple[ReportChange, ...]
 
 
 @dataclass(frozen=True, slots=True)
-class ReportChange(Fault):
+class ReportChange(AtTick):
     """At tick `at` the report gets a new version; `sections` (1-based) get new content."""
 
     key = "changes"
@@ -52,6 +52,7 @@ class ReportChange(Fault):
     check_name = "change"
     moment = Moment.INPUT
     shown_by = "report-changed"
+    unfired_words = "report change"
     coverage_labels = ("report change",)
 
     at: int
@@ -72,9 +73,8 @@ class ReportChange(Fault):
 
     @classmethod
     def validate(cls, faults: Sequence[ReportChange], schedule: Setting) -> None:
+        cls.check_ticks(faults)
         for c in faults:
-            if c.at < 0:
-                raise ScheduleError(f"changes: negative tick {c.at}")
             if not c.sections:
                 raise ScheduleError(f"changes: the change at t{c.at} touches no section")
             for sec in c.sections:
@@ -92,14 +92,8 @@ class ReportChange(Fault):
         return f"the report changes at t{self.at} (section {', '.join(map(str, self.sections))})"
 
     # -- the engine --------------------------------------------------------------------
-    def where(self) -> tuple[int]:
-        return (self.at,)
-
     def directive(self) -> tuple[int, ...]:
         return self.sections
-
-    def unfired(self, facts: RunFacts) -> str:
-        return f"report change at t{self.at}: the run ended at t{facts.last_tick}"
 
     # -- sim explore -------------------------------------------------------------------
     @classmethod

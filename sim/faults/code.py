@@ -14,15 +14,14 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sim.errors import ScheduleError
 from sim.faults.base import (
+    AtTick,
     Bounds,
     Choices,
     CodeChange,
     Fault,
     Moment,
     Observed,
-    RunFacts,
     Setting,
     draw_tick,
     integer_field,
@@ -34,7 +33,7 @@ CHANGE = CodeChange()
 
 
 @dataclass(frozen=True, slots=True)
-class CodeUpdate(Fault):
+class CodeUpdate(AtTick):
     """At the start of tick `at` the orchestration code's version increments."""
 
     key = "code_changes"
@@ -43,6 +42,7 @@ class CodeUpdate(Fault):
     check_name = "code_change"
     moment = Moment.INPUT
     shown_by = "code-changed"
+    unfired_words = "code change"
     case = 8
     coverage_labels = ("code changed",)
     article = False
@@ -61,11 +61,7 @@ class CodeUpdate(Fault):
 
     @classmethod
     def validate(cls, faults: Sequence[CodeUpdate], schedule: Setting) -> None:
-        for f in faults:
-            if f.at < 0:
-                raise ScheduleError(f"code_changes: negative tick {f.at}")
-        if len({f.at for f in faults}) != len(faults):
-            raise ScheduleError("code_changes: two code changes at one tick")
+        cls.check_ticks(faults, "code changes")
 
     def sort_key(self) -> tuple[int]:
         return (self.at,)
@@ -74,14 +70,8 @@ class CodeUpdate(Fault):
         return f"the orchestration code changes at t{self.at}"
 
     # -- the engine --------------------------------------------------------------------
-    def where(self) -> tuple[int]:
-        return (self.at,)
-
     def directive(self) -> CodeChange:
         return CHANGE
-
-    def unfired(self, facts: RunFacts) -> str:
-        return f"code change at t{self.at}: the run ended at t{facts.last_tick}"
 
     # -- sim explore -------------------------------------------------------------------
     @classmethod

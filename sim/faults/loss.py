@@ -19,15 +19,15 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sim.errors import ScenarioError, ScheduleError
+from sim.errors import ScenarioError
 from sim.faults.base import (
+    AtTick,
     Bounds,
     Choices,
     Fault,
     Loss,
     Moment,
     Observed,
-    RunFacts,
     Setting,
     draw_tick,
     integer_field,
@@ -40,7 +40,7 @@ STORES = ("journal", "effects", "acceptances")
 
 
 @dataclass(frozen=True, slots=True)
-class StorageLoss(Fault):
+class StorageLoss(AtTick):
     """At the start of tick `at`, `store` loses every record it holds."""
 
     key = "storage_losses"
@@ -49,6 +49,7 @@ class StorageLoss(Fault):
     check_name = "storage_loss"
     moment = Moment.INPUT
     shown_by = "lost"
+    unfired_words = "loss"
     case = 10
     coverage_labels = tuple(f"{store} lost" for store in STORES)
     article = False
@@ -71,11 +72,7 @@ class StorageLoss(Fault):
 
     @classmethod
     def validate(cls, faults: Sequence[StorageLoss], schedule: Setting) -> None:
-        for f in faults:
-            if f.at < 0:
-                raise ScheduleError(f"storage_losses: negative tick {f.at}")
-        if len({f.at for f in faults}) != len(faults):
-            raise ScheduleError("storage_losses: two losses at one tick")
+        cls.check_ticks(faults, "losses")
 
     def sort_key(self) -> tuple[int, int]:
         return (self.at, STORES.index(self.store))
@@ -84,14 +81,8 @@ class StorageLoss(Fault):
         return f"the {self.store} records are lost at t{self.at}"
 
     # -- the engine --------------------------------------------------------------------
-    def where(self) -> tuple[int]:
-        return (self.at,)
-
     def directive(self) -> Loss:
         return Loss(self.store)
-
-    def unfired(self, facts: RunFacts) -> str:
-        return f"loss at t{self.at}: the run ended at t{facts.last_tick}"
 
     # -- sim explore -------------------------------------------------------------------
     @classmethod

@@ -14,13 +14,13 @@ from typing import Any
 
 from sim.errors import ScheduleError
 from sim.faults.base import (
+    AtTick,
     Bounds,
     Choices,
     Fault,
     Moment,
     Mutation,
     Observed,
-    RunFacts,
     Setting,
     draw_tick,
     integer_field,
@@ -30,7 +30,7 @@ from sim.faults.base import (
 
 
 @dataclass(frozen=True, slots=True)
-class SnapshotMutation(Fault):
+class SnapshotMutation(AtTick):
     """At the start of tick `at`, the bytes of `section` (1-based) change under its hash."""
 
     key = "snapshot_mutations"
@@ -39,6 +39,7 @@ class SnapshotMutation(Fault):
     check_name = "snapshot_mutation"
     moment = Moment.INPUT
     shown_by = "mutated"
+    unfired_words = "snapshot mutation"
     case = 5
     coverage_labels = ("snapshot bytes changed",)
     article = False
@@ -59,13 +60,10 @@ class SnapshotMutation(Fault):
 
     @classmethod
     def validate(cls, faults: Sequence[SnapshotMutation], schedule: Setting) -> None:
+        cls.check_ticks(faults, "mutations")
         for f in faults:
-            if f.at < 0:
-                raise ScheduleError(f"snapshot_mutations: negative tick {f.at}")
             if not 1 <= f.section <= schedule.sections:
                 raise ScheduleError(f"snapshot_mutations: section {f.section} at t{f.at} is outside 1..{schedule.sections}")
-        if len({f.at for f in faults}) != len(faults):
-            raise ScheduleError("snapshot_mutations: two mutations at one tick")
 
     def sort_key(self) -> tuple[int, int]:
         return (self.at, self.section)
@@ -74,14 +72,8 @@ class SnapshotMutation(Fault):
         return f"the bytes of section {self.section} change under their hash at t{self.at}"
 
     # -- the engine --------------------------------------------------------------------
-    def where(self) -> tuple[int]:
-        return (self.at,)
-
     def directive(self) -> Mutation:
         return Mutation(self.section)
-
-    def unfired(self, facts: RunFacts) -> str:
-        return f"snapshot mutation at t{self.at}: the run ended at t{facts.last_tick}"
 
     # -- sim explore -------------------------------------------------------------------
     @classmethod

@@ -23,13 +23,13 @@ from typing import Any
 
 from sim.errors import ScheduleError
 from sim.faults.base import (
+    AtTick,
     Bounds,
     Choices,
     Fault,
     Moment,
     Observed,
     Restart,
-    RunFacts,
     Setting,
     draw_tick,
     integer_field,
@@ -38,7 +38,7 @@ from sim.faults.base import (
 
 
 @dataclass(frozen=True, slots=True)
-class ControllerRestart(Fault):
+class ControllerRestart(AtTick):
     """The controller crashes at the start of tick `at` and restarts in its phase of `at + down`."""
 
     key = "controller_restarts"
@@ -47,6 +47,7 @@ class ControllerRestart(Fault):
     check_name = "controller_restart"
     moment = Moment.INPUT
     shown_by = "controller-down"
+    unfired_words = "controller crash"
     case = 9
     coverage_labels = ("controller restarted",)
     article = False
@@ -85,14 +86,8 @@ class ControllerRestart(Fault):
         return f"the controller crashes at t{self.at} and restarts at t{self.at + self.down}"
 
     # -- the engine --------------------------------------------------------------------
-    def where(self) -> tuple[int]:
-        return (self.at,)
-
     def directive(self) -> Restart:
         return Restart(self.down)
-
-    def unfired(self, facts: RunFacts) -> str:
-        return f"controller crash at t{self.at}: the run ended at t{facts.last_tick}"
 
     # -- sim explore -------------------------------------------------------------------
     @classmethod
