@@ -401,6 +401,8 @@ class Finding:
     #: the shrunk schedule needs a fault kind beyond the article's model, which the article's
     #: protections make no promise about (docs/outside.md): its cases, in order
     beyond: tuple[int, ...] = ()
+    #: what it is kept under (`finding_key`): the invariant, and its cases beyond the article
+    key: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -490,7 +492,7 @@ def explore(
             if progress is not None and runs % progress_every == 0:
                 progress(runs, examples, time.perf_counter() - started, len(findings))
     except _Interrupted as stop:
-        findings.setdefault(stop.finding.invariant, stop.finding)
+        findings.setdefault(stop.finding.key, stop.finding)
         interrupted = True
     except KeyboardInterrupt:
         interrupted = True
@@ -503,7 +505,7 @@ def explore(
         seconds=time.perf_counter() - started,
         interrupted=interrupted,
         coverage=coverage,
-        findings=tuple(sorted(findings.values(), key=lambda f: f.invariant)),
+        findings=tuple(findings[k] for k in sorted(findings)),
     )
 
 
@@ -513,19 +515,45 @@ def _record_findings(
 ) -> None:  # fmt: skip
     """Shrink and keep the first schedule that breaks each invariant. A Ctrl-C during a
     shrink keeps the other invariants this schedule broke too, unshrunk, and goes on up."""
+    cases = _beyond_cases(trace)
     for name in result.broken:
-        if name in findings:
+        if _known(findings, name, cases):
             continue
         try:
-            findings[name] = _finding(switches, seed, examples, bounds, name, index, trace, out)
+            found = _finding(switches, seed, examples, bounds, name, index, trace, out, known=findings)
+            if found is not None:
+                findings[found.key] = found
         except _Interrupted as stop:
-            findings[name] = stop.finding
+            findings[stop.finding.key] = stop.finding
             for other in result.broken:
-                if other not in findings:
-                    findings[other] = _finding(
-                        switches, seed, examples, bounds, other, index, trace, out, shrink_it=False
-                    )
+                if not _known(findings, other, cases):
+                    unshrunk = _finding(switches, seed, examples, bounds, other, index, trace, out, shrink_it=False,
+                                        known=findings)  # fmt: skip
+                    if unshrunk is not None:
+                        findings[unshrunk.key] = unshrunk
             raise
+
+
+def _known(findings: dict[str, Finding], invariant: str, cases: tuple[int, ...]) -> bool:
+    """Whether a schedule that breaks `invariant` with faults of `cases` could add nothing:
+    every one of its cases (or, with none, the invariant itself) has a finding already."""
+    if not cases:
+        return invariant in findings
+    return all(finding_key(invariant, (c,)) in findings for c in cases)
+
+
+def _beyond_cases(trace: Trace) -> tuple[int, ...]:
+    """The cases of docs/outside.md whose fault kinds (beyond the article's model) took
+    effect in this run; () for a run of the article's kinds only."""
+    return tuple(sorted({c for f in fired_only(trace).faults if not type(f).article and (c := type(f).case)}))
+
+
+def finding_key(invariant: str, cases: tuple[int, ...]) -> str:
+    """What `sim explore` keeps one counterexample per: each invariant, and with `--faults
+    all` each invariant per set of cases beyond the article that broke it (so one run can
+    show, say, faithful-digest from a mutated snapshot and from a wrong summary), read from the
+    shrunk schedule. For the article's kinds it is the invariant's name, as it always was."""
+    return invariant if not cases else f"{invariant}--case-{'-'.join(map(str, cases))}"
 
 
 class _Interrupted(Exception):
@@ -535,18 +563,24 @@ class _Interrupted(Exception):
 
 def _finding(
     switches: Switches, seed: int, examples: int, bounds: ExploreBounds, invariant: str, index: int,
-    trace: Trace, out: Path | None, shrink_it: bool = True,
-) -> Finding:  # fmt: skip
+    trace: Trace, out: Path | None, shrink_it: bool = True, known: dict[str, Finding] | None = None,
+) -> Finding | None:  # fmt: skip
+    """The schedule shrunk, replayed and written; None when what it shrinks to is already
+    `known` (the same invariant from the same cases beyond the article)."""
     original = fired_only(trace)
     if shrink_it:
         shrunk = shrink(switches, original, invariant, bounds)
     else:  # after a Ctrl-C: written as found
         shrunk = Shrunk(schedule=original, runs=0, interrupted=False)
+    beyond = tuple(sorted({c for f in shrunk.schedule.faults if not type(f).article and (c := type(f).case)}))
+    key = finding_key(invariant, beyond)
+    if known is not None and key in known:
+        return None
     _, result = simulate(switches, shrunk.schedule)
     tick = dict(result.violations)[invariant]
     path = None
     if out is not None:
-        path = out / counterexample_name(invariant, switches, seed)
+        path = out / counterexample_name(key, switches, seed)
         how = "Ctrl-C stopped the shrink early" if shrunk.interrupted else f"{shrunk.runs} runs"
         description = (
             f"Breaks {invariant} at t{tick}. Found by `sim explore {rerun_args(switches, seed, examples, bounds)}`: "
@@ -564,7 +598,8 @@ def _finding(
         shrink_runs=shrunk.runs,
         path=path,
         expected=not properties.guarded(switches, invariant),
-        beyond=tuple(sorted({c for f in shrunk.schedule.faults if not type(f).article and (c := type(f).case)})),
+        beyond=beyond,
+        key=key,
     )
     if shrunk.interrupted:
         raise _Interrupted(finding)

@@ -419,46 +419,32 @@ def test_the_knobs_reject_a_value_they_do_not_have(capsys: pytest.CaptureFixture
         assert f"knob '{knob}' has no value 'bogus'" in err and len(err.strip().splitlines()) == 1
 
 
-def test_explore_finds_the_mutated_snapshot_and_the_wrong_summary_with_every_protection_on(
+def test_explore_finds_each_case_nothing_protects_against_with_every_protection_on(
     tmp_path: object, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """`sim explore --faults all --seed 1`, every protection on and every knob at its default,
-    writes a faithful-digest counterexample that replays with `sim trace FILE --check`: a
-    snapshot mutation (case 5). Explore keeps one counterexample per property; its seeded
-    draw reaches case 6 too, and explore's own shrink turns the first wrong-summary break
-    into a one-fault file that replays the same way."""
+    keeps one counterexample per invariant and case beyond the article: faithful-digest from a
+    snapshot mutation (case 5), a wrong summary (6) and a code change (8), two-acceptances from
+    lost acceptance records (10); each shrunk to its one fault and replayed with `--check`.
+    Nothing from a paused poster (1), delayed heartbeats (4) or a controller restart (9),
+    whose protections are on, and the exit status is 0 (beyond the article's model)."""
     from pathlib import Path
 
     from sim.cli import main
-    from sim.explore import shrink, write_counterexample
-    from sim.faults import SnapshotMutation, WrongSummary
-    from sim.run import simulate
+    from sim.faults import CodeUpdate, SnapshotMutation, StorageLoss, WrongSummary
 
     out = Path(str(tmp_path))
-    bounds = ExploreBounds(faults="all")
-    main(["explore", "--faults", "all", "--seed", "1", "--examples", "300", "--out", str(out)])
-    assert "faithful-digest" in capsys.readouterr().out
-    path = out / "faithful-digest--all-on--seed1.toml"
-    assert isinstance(load(str(path)).schedule.faults[0], SnapshotMutation)
-    assert main(["trace", str(path), "--check"]) == 0, capsys.readouterr().out
-    choices = SeededChoices(random.Random(1))
-    for _ in range(300):
-        schedule = draw_schedule(choices, bounds)
-        if not any(isinstance(f, WrongSummary) for f in schedule.faults):
-            continue
-        trace, outcome = simulate(Switches(), schedule)
-        fired = [f for f in trace.fired if isinstance(f, WrongSummary)]
-        if fired and "faithful-digest" in outcome.broken:
-            kept = schedule.with_faults(fired)  # the wrong summary alone
-            if "faithful-digest" in simulate(Switches(), kept)[1].broken:
-                break
-    else:
-        raise AssertionError("no wrong summary broke faithful-digest in the first 300 schedules of seed 1")
-    shrunk = shrink(Switches(), kept, "faithful-digest", bounds).schedule
-    assert [type(f) for f in shrunk.faults] == [WrongSummary]
-    wrong = out / "wrong-summary.toml"
-    write_counterexample(wrong, "a wrong summary found by seed 1", Switches(), shrunk)
-    assert main(["trace", str(wrong), "--check"]) == 0, capsys.readouterr().out
+    assert main(["explore", "--faults", "all", "--seed", "1", "--examples", "300", "--out", str(out)]) == 0
+    capsys.readouterr()
+    found = {p.name: load(str(p)).schedule.faults for p in out.glob("*.toml")}
+    assert {name: [type(f) for f in faults] for name, faults in found.items()} == {
+        "faithful-digest--case-5--all-on--seed1.toml": [SnapshotMutation],
+        "faithful-digest--case-6--all-on--seed1.toml": [WrongSummary],
+        "faithful-digest--case-8--all-on--seed1.toml": [CodeUpdate],
+        "two-acceptances--case-10--all-on--seed1.toml": [StorageLoss],
+    }
+    for name in found:
+        assert main(["trace", str(out / name), "--check"]) == 0, capsys.readouterr().out
 
 
 # -- case 9: the controller itself restarting ----------------------------------------------------
