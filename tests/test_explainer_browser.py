@@ -460,3 +460,19 @@ def test_the_cases_beyond_the_article_draw_their_swimlanes(page: Any) -> None:
             assert labels == [row.label for row in build(trace).rows], name
     page.locator("#case-10").scroll_into_view_if_needed()
     assert page.locator("#case-10 .case-lane table").first.is_visible()
+
+
+def test_a_profile_sets_the_engines_switches_and_says_what_the_application_adds(page: Any) -> None:
+    """Picking an engine profile shows the run with the swept switches that engine gives by
+    itself (the events as they were), and names what the application must add."""
+    from sim.profiles import get
+
+    open_page(page)
+    page.click("button[data-profile]:text-is('temporal')")
+    temporal = get("temporal")
+    swept = {k: v for k, v in temporal.settings().items() if k in SWEPT}
+    rid = run_id(Switches().with_values(swept))
+    page.wait_for_function(f"document.getElementById('run').dataset.run === '{rid}'")
+    note = page.inner_text("#profile-note")
+    assert "the application adds pins=on, key=per-operation, rule=current-accepted" in note
+    assert "fencing_scope=step" in note
