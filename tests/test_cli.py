@@ -176,3 +176,16 @@ def test_scenarios_check_runs_every_named_scenario(capsys: pytest.CaptureFixture
     assert out.splitlines()[-1] == f"{len(names())} of {len(names())} scenarios match their [expect] tables"
     code, out, _ = run_cli(capsys, "scenarios", "--check", "--json")
     assert json.loads(out)["failed"] == 0
+
+
+def test_trace_help_lists_every_switch_and_knob_with_its_values(capsys: pytest.CaptureFixture[str]) -> None:
+    from sim.knobs import KNOBS
+    from sim.switches import SWITCHES
+
+    code, out, _ = run_cli(capsys, "trace", "--help")
+    text = " ".join(out.split()).replace("- ", "-")  # click may wrap a line after a hyphen
+    assert code == 0
+    for name, enum in SWITCHES.items():
+        assert f"{name}={'|'.join(m.value for m in enum)}" in text
+    for name, knob in KNOBS.items():
+        assert f"{name}={'|'.join(knob.values)}" in text

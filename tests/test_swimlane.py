@@ -194,3 +194,14 @@ def test_conflicting_options_are_bad_input(args: list[str]) -> None:
     from sim.cli import main
 
     assert main(["trace", "main", *args]) == 2
+
+
+def test_step_answers_unknown_input_and_lets_the_last_tick_go_back() -> None:
+    """An unknown line does not advance: it is answered with the commands. At the last tick
+    the replay waits: `b` goes back, Enter shows the outcome."""
+    _, out = invoke("trace", "main", "--step", "--width", "100", input="x\n14\nb\n\n\n")
+    assert "'x' is not a command: Enter, b, a tick number (or tN), or q" in out
+    prompts = [line.split("  ")[0] for line in out.splitlines() if "Enter:" in line]
+    assert prompts[:2] == ["t0/t14", "t0/t14"]  # the unknown line did not advance
+    assert prompts[2:] == ["t14/t14 (last)", "t13/t14", "t14/t14 (last)"]
+    assert "Outcome" in out.split("t14/t14 (last)")[-1]

@@ -54,7 +54,17 @@ def make_console(no_color: bool, width: int | None) -> Console:
     return swimlane.console(width=width, color=color)
 
 
-@click.command()
+def _settings_epilog() -> str:
+    """What --set takes, for `sim trace --help`: each switch and knob with its values."""
+    from sim.knobs import KNOBS
+    from sim.switches import SWITCHES
+
+    switches = "; ".join(f"{name}={'|'.join(m.value for m in enum)}" for name, enum in SWITCHES.items())
+    knobs = "; ".join(f"{name}={'|'.join(k.values)}{'|N' if k.integers else ''}" for name, k in KNOBS.items())
+    return f"Switches (first value: the worked example's): {switches}.\n\nKnobs (off the sweep): {knobs}."
+
+
+@click.command(epilog=_settings_epilog())
 @click.argument("scenario")
 @set_option
 @profile_option
@@ -117,6 +127,30 @@ def trace(
     return 0
 
 
+def _step_command(con: Console, stdin: TextIO, tick: int, final: int, last: bool) -> str:
+    """One command of `--step`: "next", "back", a tick number, "end" (past the last tick:
+    the outcome) or "quit". An unknown line is answered with the commands, and asked again."""
+    nxt = "the outcome" if last else "next"
+    prompt = f"t{tick}/t{final}{' (last)' if last else ''}  Enter: {nxt}  b: back  N: jump to tN  q: quit > "
+    while True:
+        con.print(Text(prompt, style="dim"), end="")
+        line = stdin.readline()
+        if not line:  # end of input: quit, or at the last tick show the outcome as Enter would
+            con.print()
+            return "end" if last else "quit"
+        command = line.strip().lower()
+        if command in ("q", "quit", "exit"):
+            return "quit"
+        if command == "":
+            return "end" if last else "next"
+        if command == "b":
+            return "back"
+        if command.lstrip("t").isdigit():
+            return command.lstrip("t")
+        con.print()
+        con.print(Text(f"{command!r} is not a command: Enter, b, a tick number (or tN), or q", style="dim"))
+
+
 def step_through(
     con: Console,
     events: Trace,
@@ -128,9 +162,10 @@ def step_through(
 ) -> int | None:
     """`--step`: one frame per tick, read a line after each. Returns 0 on quit, None at the end.
 
-    Lines, not keys: Enter (an empty line) advances, `b` goes back, a tick number (or tN)
-    jumps, `q` quits; end of input quits too. No raw mode, so it works in any terminal,
-    under tmux, and with a script on stdin.
+    Lines, not keys: Enter (an empty line) advances (at the last tick: to the outcome), `b`
+    goes back, a tick number (or tN) jumps, `q` quits; anything else is answered with the
+    commands; end of input quits (at the last tick it shows the outcome). No raw mode, so it
+    works in any terminal, under tmux, and with a script on stdin.
     """
     ticks = list(grid.ticks)
     at = 0
@@ -143,23 +178,14 @@ def step_through(
             con.print()  # the prompt's line ends here when stdin is not echoed
         first = False
         swimlane.emit(con, swimlane.step_frame(grid, tick, con.width, title))
-        if at == len(ticks) - 1:
-            break
+        last = at == len(ticks) - 1
         con.print()
-        con.print(Text(f"t{tick}/t{ticks[-1]}  Enter: next  b: back  N: jump to tN  q: quit > ", style="dim"), end="")
-        line = stdin.readline()
-        if not line:
-            con.print()
+        move = _step_command(con, stdin, tick, ticks[-1], last)
+        if move == "quit":
             return 0
-        command = line.strip().lower()
-        if command in ("q", "quit", "exit"):
-            return 0
-        if command == "b":
-            at = max(0, at - 1)
-        elif command.lstrip("t").isdigit():
-            at = min(len(ticks) - 1, int(command.lstrip("t")))
-        else:
-            at += 1
+        if move == "end":
+            break
+        at = max(0, at - 1) if move == "back" else (at + 1 if move == "next" else min(len(ticks) - 1, int(move)))
     con.print()
     swimlane.emit(con, swimlane.legend_lines(grid, con.width))
     con.print()
