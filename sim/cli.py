@@ -23,6 +23,12 @@ class _Commands(click.Group):
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         return command(cmd_name) if cmd_name in COMMANDS else None
 
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """Each command with its whole first sentence, wrapped (click cuts it at the width)."""
+        rows = [(name, command(name).get_short_help_str(limit=300)) for name in COMMANDS]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
 
 def _version() -> str:
     """The installed package's version (read only when `--version` asks for it)."""

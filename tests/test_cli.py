@@ -189,3 +189,13 @@ def test_trace_help_lists_every_switch_and_knob_with_its_values(capsys: pytest.C
         assert f"{name}={'|'.join(m.value for m in enum)}" in text
     for name, knob in KNOBS.items():
         assert f"{name}={'|'.join(knob.values)}" in text
+
+
+def test_sim_help_gives_each_command_its_whole_first_sentence(capsys: pytest.CaptureFixture[str]) -> None:
+    from sim.commands import COMMANDS
+
+    code, out, _ = run_cli(capsys, "--help")
+    commands = out.split("Commands:")[1]
+    assert code == 0 and "..." not in commands
+    assert all(f"  {name} " in commands for name in COMMANDS)
+    assert max(len(line) for line in out.splitlines()) <= 80
