@@ -199,3 +199,19 @@ def test_sim_help_gives_each_command_its_whole_first_sentence(capsys: pytest.Cap
     assert code == 0 and "..." not in commands
     assert all(f"  {name} " in commands for name in COMMANDS)
     assert max(len(line) for line in out.splitlines()) <= 80
+
+
+@pytest.mark.parametrize(("words", "expected"), [
+    (["trace", "main-"], ["main-end-only"]),
+    (["trace", "main", "--set", "fencing_b"], ["fencing_by="]),
+    (["trace", "main", "--set", "zombie="], ["zombie=rereads", "zombie=from-memory"]),
+    (["check", "--profile", "langgraph-e"], ["langgraph-exit"]),
+    (["diff", "main", "stale-"], ["stale-write"]),
+])  # fmt: skip
+def test_shell_completion_offers_scenarios_settings_and_profiles(words: list[str], expected: list[str]) -> None:
+    """`_SIM_COMPLETE=bash_complete sim ...` (click's completion protocol), run as a shell would."""
+    env = {**os.environ, "_SIM_COMPLETE": "bash_complete", "COMP_WORDS": " ".join(["sim", *words]),
+           "COMP_CWORD": str(len(words))}  # fmt: skip
+    done = subprocess.run([str(Path(sys.executable).with_name("sim"))], env=env, capture_output=True, text=True,
+                          timeout=60)  # fmt: skip
+    assert [line.split(",", 1)[1] for line in done.stdout.splitlines()] == expected, done.stderr

@@ -15,13 +15,41 @@ from sim.switches import parse_assignments
 F = TypeVar("F", bound=Callable[..., Any])
 
 
+# -- shell completion (`eval "$(_SIM_COMPLETE=bash_source sim)"`) ---------------------------------
+def complete_scenarios(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[str]:
+    """The named scenarios starting with what was typed (a path is the shell's to complete)."""
+    from sim.scenario import names
+
+    return [n for n in names() if n.startswith(incomplete)]
+
+
+def complete_settings(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[str]:
+    """`NAME=` for each switch and knob, then, after `NAME=`, each of its values."""
+    from sim.knobs import KNOBS
+    from sim.switches import SWITCHES
+
+    values = {name: [m.value for m in enum] for name, enum in SWITCHES.items()}
+    values.update({name: list(k.values) for name, k in KNOBS.items()})
+    name, sep, typed = incomplete.partition("=")
+    if not sep:
+        return [f"{n}=" for n in values if n.startswith(name)]
+    return [f"{name}={v}" for v in values.get(name, []) if v.startswith(typed)]
+
+
+def complete_profiles(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[str]:
+    from sim.profiles import NAMES
+
+    return [n for n in NAMES if n.startswith(incomplete)]
+
+
 def set_option(func: F) -> F:
     return click.option(
         "--set",
         "sets",
         multiple=True,
         metavar="NAME=VALUE",
-        help="Set a switch, e.g. --set fencing=off (repeatable).",
+        shell_complete=complete_settings,
+        help="Set a switch or knob, e.g. --set fencing=off (repeatable; sim trace --help lists them).",
     )(func)
 
 
@@ -30,6 +58,7 @@ def profile_option(func: F) -> F:
         "--profile",
         metavar="NAME",
         default=None,
+        shell_complete=complete_profiles,
         help="Start from what an engine gives by itself (sim profiles lists them); --set overrides it.",
     )(func)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from sim.commands.common import emit_json, load_scenario, profile_option, set_option
+from sim.commands.common import complete_scenarios, emit_json, load_scenario, profile_option, set_option
 from sim.commands.trace import make_console
 from sim.render import diff as diffs
 from sim.render import swimlane
@@ -13,8 +13,8 @@ from sim.switches import parse_assignments
 
 
 @click.command()
-@click.argument("a", metavar="A")
-@click.argument("b", metavar="[B]", required=False)
+@click.argument("a", metavar="A", shell_complete=complete_scenarios)
+@click.argument("b", metavar="[B]", required=False, shell_complete=complete_scenarios)
 @set_option
 @profile_option
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document (figures, divergence, cells).")

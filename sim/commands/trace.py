@@ -10,7 +10,7 @@ import click
 from rich.console import Console
 from rich.text import Text
 
-from sim.commands.common import emit_json, load_scenario, profile_option, set_option
+from sim.commands.common import complete_scenarios, emit_json, load_scenario, profile_option, set_option
 from sim.outcome import Outcome, outcome
 from sim.properties import BY_NAME
 from sim.render import grid as grids
@@ -65,7 +65,7 @@ def _settings_epilog() -> str:
 
 
 @click.command(epilog=_settings_epilog())
-@click.argument("scenario")
+@click.argument("scenario", shell_complete=complete_scenarios)
 @set_option
 @profile_option
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document (outcome and events).")
