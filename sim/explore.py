@@ -542,10 +542,15 @@ def _known(findings: dict[str, Finding], invariant: str, cases: tuple[int, ...])
     return all(finding_key(invariant, (c,)) in findings for c in cases)
 
 
+def beyond_cases(faults: Sequence[Fault]) -> tuple[int, ...]:
+    """The cases of docs/outside.md that these faults' kinds (beyond the article's model)
+    run; () for the article's kinds only."""
+    return tuple(sorted({c for f in faults if not type(f).article and (c := type(f).case)}))
+
+
 def _beyond_cases(trace: Trace) -> tuple[int, ...]:
-    """The cases of docs/outside.md whose fault kinds (beyond the article's model) took
-    effect in this run; () for a run of the article's kinds only."""
-    return tuple(sorted({c for f in fired_only(trace).faults if not type(f).article and (c := type(f).case)}))
+    """`beyond_cases` of the faults that took effect in this run."""
+    return beyond_cases(fired_only(trace).faults)
 
 
 def finding_key(invariant: str, cases: tuple[int, ...]) -> str:
@@ -572,7 +577,7 @@ def _finding(
         shrunk = shrink(switches, original, invariant, bounds)
     else:  # after a Ctrl-C: written as found
         shrunk = Shrunk(schedule=original, runs=0, interrupted=False)
-    beyond = tuple(sorted({c for f in shrunk.schedule.faults if not type(f).article and (c := type(f).case)}))
+    beyond = beyond_cases(shrunk.schedule.faults)
     key = finding_key(invariant, beyond)
     if known is not None and key in known:
         return None

@@ -20,6 +20,7 @@ from sim.faults import FAULT_SETS
 from sim.files import prepare_folder, replace_folder
 from sim.limits import MAX_CHECK_FAULTS
 from sim.properties import verdict
+from sim.render.text import column_widths, table_line
 from sim.switches import FAULT_SWITCHES, Checkpoints
 from sim.workers import MAX_WORKERS, cpus, pool
 
@@ -176,11 +177,11 @@ def _render(bound: checker.CheckBound, results: list[checker.Result],
     headers = ["protections", "checkpoints", "schedules", "nodes", "verdict"]
     # a label too long for its column (a profile's, say) gets a line of its own
     long = {i for i, cells in enumerate(rows) if len(cells[0]) > LABEL_WIDTH}
-    widths = [max(len(x) for x in column) for column in zip(headers, *(c for i, c in enumerate(rows) if i not in long))]
+    widths = column_widths([headers, *(c for i, c in enumerate(rows) if i not in long)])
     right = (False, False, True, True, False)
 
     def line(cells: list[str]) -> str:
-        return "  ".join(c.rjust(w) if r else c.ljust(w) for c, w, r in zip(cells, widths, right)).rstrip()
+        return table_line(cells, widths, right)
 
     click.echo(line(headers))
     click.echo(line(["-" * w for w in widths]))

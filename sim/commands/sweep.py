@@ -171,6 +171,7 @@ def sweep(workers: int, as_json: bool, out: Path, profile: str | None, sets: tup
 def _profile_sweep(name: str, sets: tuple[str, ...], as_json: bool) -> int:
     """`sim sweep --profile NAME`: the engine alone and with each addition, over the events."""
     from sim.profile_sweep import EVENTS, profile_rows
+    from sim.render.text import column_widths, table_line
     from sim.profiles import get
     from sim.switches import FAULT_SWITCHES, for_own_schedules
 
@@ -193,9 +194,10 @@ def _profile_sweep(name: str, sets: tuple[str, ...], as_json: bool) -> int:
     table = [[r.label, *[str(r.broken[k] or "-") for k in names], str(r.unfinished or "-"), str(r.model_calls)]
              for r in rows]  # fmt: skip
     headers = ["", *[TINY.get(k, k) for k in names], "unfin.", "calls"]
-    widths = [max(len(str(x)) for x in column) for column in zip(headers, *table)]
+    widths = column_widths([headers, *table])
+    right = [False] + [True] * (len(headers) - 1)
     for cells in (headers, ["-" * w for w in widths], *table):
-        click.echo("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths))).rstrip())
+        click.echo(table_line(cells, widths, right))
     click.echo()
     alone = rows[0]
     lines = ["the engine alone keeps: " + (", ".join(alone.keeps) or "none of the invariants")]

@@ -21,8 +21,9 @@ WORKERS = 1
 #: docs/model.md §5.3: last the controller: a. assessment, b. newsletter gate, c. suspicion, d. rebuild.
 CONTROLLER = 1 << 40
 
-#: the controller's steps within phase 3, by the names of their step functions in `sim.engine.rules`.
-CONTROLLER_STEPS = ("assess", "gate", "suspect", "rebuild")
+#: the controller's steps within phase 3, by the names of their step functions in `sim.engine.rules`:
+#: first, beyond the article's model, its restart after an outage (a no-op otherwise).
+CONTROLLER_STEPS = ("restart", "assess", "gate", "suspect", "rebuild")
 
 #: the three phases of a tick, in the order the priorities above give them, by the names of
 #: their step functions in `sim.engine.rules` (what `rules.run_tick` steps without SimPy).

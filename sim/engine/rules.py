@@ -320,7 +320,9 @@ def restart(state: State, t: int, faults: Faults) -> Step:
     article requires ("durable"), all but the owner-token counter ("no-epoch": it starts
     again below the first token, so the next admission reissues a token already used), all
     but the unconfirmed intents ("no-intents"). Its suspicion timers are rebuilt except
-    with "old-timers" (`heard`)."""
+    with "old-timers" (`heard`). Nothing happens in a tick it is not coming back in."""
+    if state.down is None:
+        return state, NO_EVENTS
     d = Draft(state, faults)
     d.down = None
     how = d.setup.controller_state
@@ -832,20 +834,18 @@ def end_of_tick(state: State, t: int) -> State:
 def controller(state: State, t: int, faults: Faults) -> Step:
     """The controller's phase of tick t: its steps in `order.CONTROLLER_STEPS` order, then
     `end_of_tick`. Beyond the article's model, the one place a controller outage acts: while
-    the controller is down its phase does nothing, and in the tick it comes back it restarts
-    (`restart`) before its steps."""
-    restarted: Sequence[Event] = NO_EVENTS
-    if state.down is not None:
-        if t < state.down:
-            return end_of_tick(state, t), NO_EVENTS
-        state, restarted = restart(state, t, faults)
-    first, second, third, fourth = CONTROLLER_STEPS  # unrolled: it runs every tick of every run
+    the controller is down its phase does nothing; in the tick it comes back its first step,
+    `restart`, brings it back."""
+    if state.down is not None and t < state.down:
+        return end_of_tick(state, t), NO_EVENTS
+    zeroth, first, second, third, fourth = CONTROLLER_STEPS  # unrolled: it runs every tick of every run
+    state, e0 = zeroth(state, t, faults)
     state, e1 = first(state, t, faults)
     state, e2 = second(state, t, faults)
     state, e3 = third(state, t, faults)
     state, e4 = fourth(state, t, faults)
-    if restarted or e1 or e2 or e3 or e4:
-        return end_of_tick(state, t), [*restarted, *e1, *e2, *e3, *e4]
+    if e0 or e1 or e2 or e3 or e4:
+        return end_of_tick(state, t), [*e0, *e1, *e2, *e3, *e4]
     return end_of_tick(state, t), NO_EVENTS
 
 

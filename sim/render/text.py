@@ -6,7 +6,7 @@ names the event's attempt and joins the phrases of one tick.
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Hashable, Sequence
 
 from sim.events import EVENT_KINDS, Computed, JournalWrite, read
 from sim.outcome import Outcome, encoded
@@ -54,6 +54,18 @@ def outcome_lines(result: Outcome, trace: Trace, so_far: int | None = None) -> l
     else:
         lines.append("invariants           all hold")
     return lines
+
+
+def column_widths(rows: Sequence[Sequence[str]]) -> list[int]:
+    """The width of each column of these rows (a header row included)."""
+    return [max(len(cell) for cell in column) for column in zip(*rows)]
+
+
+def table_line(cells: Sequence[str], widths: Sequence[int], right: Sequence[bool]) -> str:
+    """One row of a plain fixed-width table: columns two spaces apart, each left- or
+    right-aligned (`right`), no trailing blanks. The terminal tables that must fit 80
+    columns use it instead of tabulate, whose padding they cannot spare."""
+    return "  ".join(c.rjust(w) if r else c.ljust(w) for c, w, r in zip(cells, widths, right)).rstrip()
 
 
 def brief(event: Event, trace: Trace) -> tuple[str, str]:
@@ -126,4 +138,4 @@ def _tick_line(events: list[Event], trace: Trace) -> str:
     return "; ".join((f"{s} " if s else "") + ", ".join(p) for s, p in parts)
 
 
-__all__ = ["brief", "describe", "outcome_lines", "tick_story"]
+__all__ = ["brief", "column_widths", "describe", "outcome_lines", "table_line", "tick_story"]
