@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+from pathlib import Path
 from typing import TextIO
 
 import click
@@ -14,7 +15,8 @@ from sim.commands.common import complete_scenarios, emit_json, load_scenario, pr
 from sim.outcome import Outcome, outcome
 from sim.properties import BY_NAME
 from sim.render import grid as grids
-from sim.render import itf, swimlane
+from sim.files import write_out
+from sim.render import itf, page, swimlane
 from sim.run import run_scenario
 from sim.scenario import Scenario, differences
 from sim.switches import PROTECTIONS
@@ -49,6 +51,31 @@ def stopping_protections(scenario: Scenario, result: Outcome) -> dict[str, list[
     return out
 
 
+def replay_command(scenario: Scenario) -> str:
+    """The command that replays `scenario`: by name, or by its file's name (no folder, so
+    that a page does not depend on where it was written)."""
+    named = scenario.source in ("<built-in>", f"scenarios/{scenario.name}.toml")
+    name = scenario.name if named else Path(scenario.source).name
+    sets = scenario.switches.set_args()
+    return f"sim trace {name}{' ' + sets if sets else ''}"
+
+
+def page_text(scenario: Scenario, events: Trace, result: Outcome, until: int | None = None) -> str:
+    """The run's page (`sim.render.page`), up to tick `until` when given."""
+    if until is not None and until < events.last_tick:
+        events = grids.truncated(events, until)
+        result = outcome(events)
+    return page.render_page(title_of(scenario), scenario.description, replay_command(scenario),
+                            events, result, grids.build(events))  # fmt: skip
+
+
+def write_page(path: Path, scenario: Scenario, events: Trace, result: Outcome, until: int | None = None) -> int:
+    """Write the run's page to `path` (one line naming --html and the file if it cannot be
+    written); returns the last tick it shows."""
+    write_out(path, page_text(scenario, events, result, until), option="--html")
+    return events.last_tick if until is None else min(until, events.last_tick)
+
+
 def make_console(no_color: bool, width: int | None) -> Console:
     color = not (no_color or os.environ.get("NO_COLOR"))
     return swimlane.console(width=width, color=color)
@@ -74,17 +101,22 @@ def _settings_epilog() -> str:
 @click.option("--until", type=click.IntRange(min=0), metavar="T", help="Stop the replay at tick T (outcome so far).")
 @click.option("--format", "fmt", type=click.Choice(["text", "itf"]), default="text", show_default=True,
               help="text: the swimlane; itf: Apalache's Informal Trace Format (JSON, one state per tick).")  # fmt: skip
+@click.option("--html", "html_out", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
+              help="Write the run's page: one self-contained HTML file (swimlane, outcome, verdicts, a tick slider "
+                   "showing each attempt, artifact and effect at that tick).")  # fmt: skip
 @click.option("--no-color", is_flag=True, help="Plain text, no colour (also NO_COLOR, and whenever output is piped).")
 @click.option("--width", type=click.IntRange(min=40), metavar="COLS", help="Render for this many columns (default: the terminal's).")
 def trace(
     scenario: str, sets: tuple[str, ...], profile: str | None, as_json: bool, check: bool, step: bool,
-    until: int | None, fmt: str, no_color: bool, width: int | None,
+    until: int | None, fmt: str, html_out: Path | None, no_color: bool, width: int | None,
 ) -> int:  # fmt: skip
     """Run one scenario (a name from `sim scenarios`, or a .toml file) and draw its trace."""
     if as_json and fmt == "itf":
         raise click.UsageError("--json and --format itf are two different documents: choose one")
     if step and (as_json or fmt == "itf"):
         raise click.UsageError("--step replays the swimlane; it does not combine with --json or --format itf")
+    if html_out is not None and (as_json or fmt == "itf" or step):
+        raise click.UsageError("--html writes a page; it does not combine with --json, --format itf or --step")
     loaded = load_scenario(scenario, sets, profile)
     events, result = run_scenario(loaded)
     document = result.to_json()
@@ -101,6 +133,9 @@ def trace(
     elif fmt == "itf":
         states = events if until is None else grids.truncated(events, until)
         emit_json(itf.document(states, source=loaded.source, description=f"sim trace {title_of(loaded)}"))
+    elif html_out is not None:
+        shown = write_page(html_out, loaded, events, result, until)
+        click.echo(f"wrote {html_out}: the page of {title_of(loaded)} (t0..t{shown})")
     else:
         con = make_console(no_color, width)
         grid = grids.build(events, until)
