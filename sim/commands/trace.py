@@ -18,7 +18,7 @@ from sim.render import grid as grids
 from sim.files import write_out
 from sim.render import itf, page, swimlane
 from sim.run import run_scenario
-from sim.scenario import Scenario, differences
+from sim.scenario import Scenario, differences, load
 from sim.switches import PROTECTIONS
 from sim.trace import Trace
 
@@ -74,6 +74,14 @@ def write_page(path: Path, scenario: Scenario, events: Trace, result: Outcome, u
     written); returns the last tick it shows."""
     write_out(path, page_text(scenario, events, result, until), option="--html")
     return events.last_tick if until is None else min(until, events.last_tick)
+
+
+def write_page_beside(scenario_file: Path) -> Path:
+    """Write the page of a scenario file beside it (same stem, `.html`), as `sim trace FILE
+    --html` would; returns the page's path."""
+    loaded = load(str(scenario_file))
+    events, result = run_scenario(loaded, strict=False)
+    return write_out(page.page_path(scenario_file), page_text(loaded, events, result), option="--out")
 
 
 def make_console(no_color: bool, width: int | None) -> Console:
