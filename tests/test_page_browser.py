@@ -12,25 +12,16 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+# the explainer's browser test launches Chromium (or skips, saying why) and checks each page
+# for script errors and network requests: its fixtures serve here too
+from test_explainer_browser import browser, page  # noqa: F401
+
 pytestmark = pytest.mark.browser
-
-CHROMIUM = Path("/usr/bin/chromium")
-ARGS = [
-    "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-    "--disable-sync", "--no-first-run", "--disable-extensions", "--disable-default-apps",
-]  # fmt: skip
-
-if not CHROMIUM.exists():
-    pytest.skip(f"{CHROMIUM} is not installed (apt-get install chromium; .ci/run does)", allow_module_level=True)
-sync_api = pytest.importorskip(
-    "playwright.sync_api", reason="the playwright package is not installed (pip install -e '.[test]')"
-)
 
 
 @pytest.fixture(scope="module")
@@ -42,30 +33,11 @@ def page_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=ARGS)
-        yield b
-        b.close()
-
-
 @pytest.fixture()
-def pg(browser: Any, page_file: Path) -> Iterator[Any]:
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    p = context.new_page()
-    errors: list[str] = []
-    requests: list[str] = []
-    p.on("pageerror", lambda e: errors.append(str(e)))
-    p.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    p.on("request", lambda r: requests.append(r.url))
-    p.goto(page_file.as_uri())
-    p.wait_for_selector("html[data-ready=true]")
-    yield p
-    context.close()
-    assert errors == [], errors
-    remote = [u for u in requests if not u.startswith(("file:", "data:", "about:"))]
-    assert remote == [], f"the page asked the network for {remote}"
+def pg(page: Any, page_file: Path) -> Any:  # noqa: F811
+    page.goto(page_file.as_uri())
+    page.wait_for_selector("html[data-ready=true]")
+    return page
 
 
 def item(p: Any, kind: str, key: str) -> dict[str, Any]:

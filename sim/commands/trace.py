@@ -142,8 +142,8 @@ def trace(
         states = events if until is None else grids.truncated(events, until)
         emit_json(itf.document(states, source=loaded.source, description=f"sim trace {title_of(loaded)}"))
     elif html_out is not None:
-        shown = write_page(html_out, loaded, events, result, until)
-        click.echo(f"wrote {html_out}: the page of {title_of(loaded)} (t0..t{shown})")
+        last = write_page(html_out, loaded, events, result, until)
+        click.echo(f"wrote {html_out}: the page of {title_of(loaded)} (t0..t{last})")
     else:
         con = make_console(no_color, width)
         grid = grids.build(events, until)

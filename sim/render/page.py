@@ -17,12 +17,11 @@ from __future__ import annotations
 
 import html
 import json
-import os
 import re
-import stat
 from pathlib import Path
 from typing import Any
 
+from sim.files import starts_with
 from sim.outcome import Outcome
 from sim.properties import SAFETY
 from sim.render.grid import Grid
@@ -99,17 +98,7 @@ HEAD = '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<meta
 def is_page_of(path: Path, mark: str) -> bool:
     """Whether `path` is a run page (a regular file, never followed if a symlink) whose
     description starts with `mark` (as `sim check` marks its counterexamples)."""
-    if path.suffix != ".html":
-        return False
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
-    except OSError:
-        return False
-    with os.fdopen(fd, "rb") as handle:
-        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
-            return False
-        expected = (HEAD + html.escape(mark)).encode("utf-8")
-        return handle.read(len(expected)) == expected
+    return path.suffix == ".html" and starts_with(path, (HEAD + html.escape(mark)).encode("utf-8"))
 
 
 _CSS = """
