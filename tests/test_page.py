@@ -201,3 +201,16 @@ def test_explore_writes_a_page_beside_each_counterexample(tmp_path: Path, capsys
     text = page.read_text(encoding="utf-8")
     assert "sim trace duplicate-effect--key-none--seed1.toml --set key=none" in text
     assert '"invariant":"duplicate-effect"' in text
+
+
+def test_step_shows_the_same_state_at_each_tick(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """`sim trace --step` prints, under each frame, the lifecycles the page shows."""
+    import io
+
+    monkeypatch.setattr(sys, "stdin", io.StringIO("13\nq\n"))
+    assert main(["trace", "main", "--step", "--no-color", "--width", "100"]) == 0
+    frame = capsys.readouterr().out.split("(t13 of t0..t14)")[1].split("t13/t14")[0]
+    assert "state at the end of t13 (* changed in this tick)" in frame
+    assert "attempts  #1 fenced, *#2 UNKNOWN (was running), *#3 running (new)" in frame
+    assert "digests   d2 accepted" in frame
+    assert "effects   d2 unconfirmed" in frame

@@ -17,6 +17,7 @@ from sim.properties import BY_NAME
 from sim.render import grid as grids
 from sim.files import write_out
 from sim.render import itf, page, swimlane
+from sim.render.lifecycle import lifecycles
 from sim.run import run_scenario
 from sim.scenario import Scenario, differences, load
 from sim.switches import PROTECTIONS
@@ -211,6 +212,7 @@ def step_through(
     works in any terminal, under tmux, and with a script on stdin.
     """
     ticks = list(grid.ticks)
+    states = lifecycles(events)  # the state at the end of each tick, as the run page shows it
     at = 0
     first = True
     while True:
@@ -220,7 +222,7 @@ def step_through(
         elif not first:
             con.print()  # the prompt's line ends here when stdin is not echoed
         first = False
-        swimlane.emit(con, swimlane.step_frame(grid, tick, con.width, title))
+        swimlane.emit(con, swimlane.step_frame(grid, tick, con.width, title, states[tick]))
         last = at == len(ticks) - 1
         con.print()
         move = _step_command(con, stdin, tick, ticks[-1], last)
