@@ -279,7 +279,8 @@ def lifecycles(trace: Trace) -> list[TickState]:
             lists[kind] = tuple(Item(key, state, detail, before.get((kind, key), "")) for key, state, detail in items)
             now.update(((kind, key), state) for key, state, _ in items)
         before = now
-        out.append(TickState(t.tick, w.version, w.owner, lists["attempts"], lists["artifacts"], lists["effects"], t.broken))
+        attempts, artifacts, effects = (lists[kind] for kind in KINDS)
+        out.append(TickState(t.tick, w.version, w.owner, attempts, artifacts, effects, t.broken))
     return out
 
 

@@ -288,8 +288,9 @@ _JS = r"""
   drawVerdicts(D.outcome);
   var m = /^#t(\d+)$/.exec(location.hash);
   show(m ? +m[1] : LAST);
-  var b = $("grid-box");
-  $("scroll-hint").hidden = b.scrollWidth - b.clientWidth <= 1;
+  function scrollHint() { var b = $("grid-box"); $("scroll-hint").hidden = b.scrollWidth - b.clientWidth <= 1; }
+  window.addEventListener("resize", scrollHint);
+  scrollHint();
   document.documentElement.setAttribute("data-ready", "true");
 })();
 """
