@@ -83,7 +83,8 @@ def test_same_seed_writes_identical_files(tmp_path: Path, capsys: pytest.Capture
         code, _, _ = sim(capsys, "explore", "--set", "pins=off", "--seed", "7", "--examples", "1500", "--out", str(out))
         assert code == 0
         runs.append({f.name: f.read_bytes() for f in sorted(out.iterdir())})
-    assert sorted(runs[0]) == ["misused-dependant--pins-off--seed7.toml", "wrong-acceptance--pins-off--seed7.toml"]
+    assert sorted(runs[0]) == ["misused-dependant--pins-off--seed7.html", "misused-dependant--pins-off--seed7.toml",
+                               "wrong-acceptance--pins-off--seed7.html", "wrong-acceptance--pins-off--seed7.toml"]
     assert runs[0] == runs[1]
 
 

@@ -214,3 +214,9 @@ def test_step_shows_the_same_state_at_each_tick(capsys: pytest.CaptureFixture[st
     assert "attempts  #1 fenced, *#2 UNKNOWN (was running), *#3 running (new)" in frame
     assert "digests   d2 accepted" in frame
     assert "effects   d2 unconfirmed" in frame
+
+
+def test_every_page_starts_with_the_head_that_marks_it() -> None:
+    from sim.render import page
+
+    assert page._PAGE.startswith(page.HEAD)

@@ -25,7 +25,6 @@ The page is deterministic to the byte: fixed order, no timestamps, no paths.
 from __future__ import annotations
 
 import html
-import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -42,6 +41,7 @@ from sim.render.lane import (
     Table,
     class_css,
     freeze,
+    json_for_script,
     thaw,
 )
 from sim.run import run_scenario
@@ -307,12 +307,6 @@ def _profiles(data: dict[str, Any]) -> str:
 
 
 # -- the page ------------------------------------------------------------------------------
-def _json_for_script(value: Any) -> str:
-    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-    # nothing inside may close the script element or open a comment
-    return text.replace("</", "<\\/").replace("<!--", "<\\!--")
-
-
 def _controls(data: dict[str, Any]) -> str:
     parts = []
     for name, vals in data["order"]:
@@ -407,7 +401,7 @@ def render_explainer(doc: Document, grids: Sequence[Grid]) -> str:
         ("@@CASES@@", _cases(data)),
         ("@@CONTROLS@@", _controls(data)),
         ("@@JS@@", _JS),
-        ("@@DATA@@", _json_for_script(data)),
+        ("@@DATA@@", json_for_script(data)),
     ):
         page = page.replace(key, value)
     return page

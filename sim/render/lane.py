@@ -23,10 +23,18 @@ of its own.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Hashable
 from typing import Any
 
 from sim.render.grid import CLASSES, Cell, Grid, Mark
+
+
+def json_for_script(value: Any) -> str:
+    """`value` as compact JSON to embed in a `<script type="application/json">` element."""
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    # nothing inside may close the script element or open a comment
+    return text.replace("</", "<\\/").replace("<!--", "<\\!--")
 
 
 class Table:

@@ -16,7 +16,6 @@ is deterministic to the byte: fixed order, no timestamps, no paths but the ones 
 from __future__ import annotations
 
 import html
-import json
 import re
 from pathlib import Path
 from typing import Any
@@ -25,7 +24,15 @@ from sim.files import starts_with
 from sim.outcome import Outcome
 from sim.properties import SAFETY
 from sim.render.grid import Grid
-from sim.render.lane import LANE_CSS, LANE_DRAW_JS, LANE_HELPERS_JS, STORY_CSS, LaneEncoder, class_css
+from sim.render.lane import (
+    LANE_CSS,
+    LANE_DRAW_JS,
+    LANE_HELPERS_JS,
+    STORY_CSS,
+    LaneEncoder,
+    class_css,
+    json_for_script,
+)
 from sim.render.lifecycle import KINDS, STATES, TickState, lifecycles
 from sim.trace import Trace
 
@@ -60,12 +67,6 @@ def _state(s: TickState) -> list[Any]:
     return [s.report, s.owner, [[i.to_json() for i in s.items(kind)] for kind in KINDS], list(s.broken)]
 
 
-def _json_for_script(value: Any) -> str:
-    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-    # nothing inside may close the script element or open a comment
-    return text.replace("</", "<\\/").replace("<!--", "<\\!--")
-
-
 def render_page(title: str, description: str, replay: str, trace: Trace, result: Outcome, grid: Grid) -> str:
     """The page's text: `title` (the scenario and its switches), `description` (the
     scenario's), `replay` (the command that replays it), and the run itself."""
@@ -85,7 +86,7 @@ def render_page(title: str, description: str, replay: str, trace: Trace, result:
         "BADGES": badges,
         "LAST": str(last),
         "JS": _SCRIPT,
-        "DATA": _json_for_script(data(trace, result, grid)),
+        "DATA": json_for_script(data(trace, result, grid)),
     }
     # one pass: nothing put in (a description, the data) is read for a placeholder again
     return re.sub(r"@@([A-Z]+)@@", lambda m: values[m.group(1)], _PAGE)
