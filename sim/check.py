@@ -19,8 +19,6 @@ on the executor, the number of workers or the order units finish in.
 
 from __future__ import annotations
 
-import os
-import stat
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
 from dataclasses import dataclass, replace
@@ -31,6 +29,7 @@ from sim import properties
 from sim.errors import SimError, SwitchError
 from sim.faults import FAULT_SETS, Fault, selected
 from sim.faults import describe as describe_list
+from sim.files import starts_with
 from sim.limits import MAX_CHECK_FAULTS
 from sim.run import counterexample
 from sim.schedule import Schedule
@@ -380,17 +379,7 @@ def counterexample_text(result: Result, example: Counterexample) -> str:
 def is_counterexample_file(path: Path) -> bool:
     """Whether `path` is a counterexample file `sim check` wrote (a regular file, never
     followed if a symlink, whose first line is the description this module writes)."""
-    if path.suffix != ".toml":
-        return False
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
-    except OSError:
-        return False
-    with os.fdopen(fd, "rb") as handle:
-        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
-            return False
-        first = handle.read(len(COUNTEREXAMPLE_MARK) + len('description = "'))
-    return first == ('description = "' + COUNTEREXAMPLE_MARK).encode("utf-8")
+    return path.suffix == ".toml" and starts_with(path, ('description = "' + COUNTEREXAMPLE_MARK).encode("utf-8"))
 
 
 __all__ = [

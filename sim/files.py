@@ -134,6 +134,19 @@ def write_out(path: Path, data: str | bytes, option: str = "--out") -> Path:
     return path
 
 
+def starts_with(path: Path, prefix: bytes) -> bool:
+    """Whether `path` is a regular file (never followed if a symlink) whose bytes begin with
+    `prefix`: how a command tells the files it wrote from others in a folder it replaces."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return False
+    with os.fdopen(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+            return False
+        return handle.read(len(prefix)) == prefix
+
+
 # -- the --out checks, before any work -----------------------------------------------------------
 def prepare_out(out: Path, option: str = "--out") -> Path:
     """Check `out` before the work starts: it is a folder or can be created as one, and a

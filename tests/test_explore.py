@@ -57,7 +57,9 @@ def test_fencing_off_seed_1_finds_a_stale_write_that_replays(tmp_path: Path, cap
     broken = [line for line in out.splitlines() if line.startswith("broken: ")]
     assert len(broken) == 1 and broken[0].startswith("broken: stale-write at t")
     files = sorted(tmp_path.iterdir())
-    assert [f.name for f in files] == ["stale-write--fencing-off--seed1.toml"]
+    assert [f.name for f in files] == ["stale-write--fencing-off--seed1.html", "stale-write--fencing-off--seed1.toml"]
+    assert "its page: " + str(files[0]) in out
+    files = files[1:]
     tick = int(broken[0].split(" at t")[1].split()[0])
     code, document = trace_json(files[0], capsys, "--check")
     assert code == 0 and document["check"]["ok"]
@@ -81,7 +83,8 @@ def test_same_seed_writes_identical_files(tmp_path: Path, capsys: pytest.Capture
         code, _, _ = sim(capsys, "explore", "--set", "pins=off", "--seed", "7", "--examples", "1500", "--out", str(out))
         assert code == 0
         runs.append({f.name: f.read_bytes() for f in sorted(out.iterdir())})
-    assert sorted(runs[0]) == ["misused-dependant--pins-off--seed7.toml", "wrong-acceptance--pins-off--seed7.toml"]
+    assert sorted(runs[0]) == ["misused-dependant--pins-off--seed7.html", "misused-dependant--pins-off--seed7.toml",
+                               "wrong-acceptance--pins-off--seed7.html", "wrong-acceptance--pins-off--seed7.toml"]
     assert runs[0] == runs[1]
 
 
@@ -185,7 +188,8 @@ def test_sigint_to_the_cli_exits_130_and_keeps_the_files(tmp_path: Path) -> None
     assert proc.returncode == 130, err
     assert "interrupted after" in out
     assert "broken: duplicate-effect" in out
-    assert [p.name for p in tmp_path.iterdir()] == ["duplicate-effect--key-none--seed1.toml"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "duplicate-effect--key-none--seed1.html", "duplicate-effect--key-none--seed1.toml"]
 
 
 # -- shrinking ------------------------------------------------------------------------------------
@@ -285,7 +289,8 @@ def test_default_out_is_reports_counterexamples(tmp_path: Path, capsys: pytest.C
     finally:
         os.chdir(cwd)
     assert code == 0
-    assert [p.name for p in (tmp_path / "reports" / "counterexamples").iterdir()] == ["duplicate-effect--key-none--seed1.toml"]
+    assert sorted(p.name for p in (tmp_path / "reports" / "counterexamples").iterdir()) == [
+        "duplicate-effect--key-none--seed1.html", "duplicate-effect--key-none--seed1.toml"]
 
 
 def test_ctrl_c_while_shrinking_keeps_every_invariant_that_schedule_broke(

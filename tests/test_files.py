@@ -255,8 +255,9 @@ def test_check_out_symlink_is_not_followed_end_to_end(tmp_path: Path, capsys: py
     assert main(["check", "-k", "1", "-t", "4", "-j", "1", "--set", "fencing=off", "--out", str(out)]) == 0
     assert elsewhere.read_text() == "precious\n"
     names = sorted(os.listdir(out))
-    assert names == ["check.json", "fencing=off.end-only.stale-write.toml",
-                     "fencing=off.per-step.stale-write.toml", "notes.txt"]  # fmt: skip
+    assert names == ["check.json", "fencing=off.end-only.stale-write.html", "fencing=off.end-only.stale-write.toml",
+                     "fencing=off.per-step.stale-write.html", "fencing=off.per-step.stale-write.toml",
+                     "notes.txt"]  # fmt: skip
     # a run that finds nothing takes the old counterexamples away and keeps the rest
     assert main(["check", "-k", "1", "-t", "4", "-j", "1", "--out", str(out)]) == 0
     assert sorted(os.listdir(out)) == ["check.json", "notes.txt"]

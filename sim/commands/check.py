@@ -16,10 +16,14 @@ import click
 
 from sim import check as checker
 from sim.commands.common import emit_json, folder_value, profile_option, set_option, switch_values
+from sim.commands.trace import page_text
 from sim.faults import FAULT_SETS
 from sim.files import prepare_folder, replace_folder
 from sim.limits import MAX_CHECK_FAULTS
 from sim.properties import verdict
+from sim.render.page import is_page_of, page_path
+from sim.run import run_scenario
+from sim.scenario import parse
 from sim.render.text import column_widths, table_line
 from sim.switches import FAULT_SWITCHES, Checkpoints
 from sim.workers import MAX_WORKERS, cpus, pool
@@ -98,11 +102,12 @@ def check(max_faults: int, horizon: int, faults: str, sets: tuple[str, ...], pro
             filename = checker.counterexample_name(r, example)
             files[(r.protections, r.checkpoints, name)] = out / filename
             texts[filename] = checker.counterexample_text(r, example)
+            texts[page_path(Path(filename)).name] = _page(filename, texts[filename])
     document = _document(bound, results, files)
     texts["check.json"] = json.dumps(document, indent=2) + "\n"
     # the old counterexamples and check.json give way to the new ones, as a whole; any other
     # file in the folder is kept
-    replace_folder(target, texts, keep=lambda path: not checker.is_counterexample_file(path))
+    replace_folder(target, texts, keep=lambda path: not _written_by_check(path))
     if as_json:
         emit_json(document)
         click.echo(_bound_line(bound, results, seconds, workers), err=True)
@@ -126,6 +131,18 @@ def _executor(workers: int, scheduler: str | None) -> Iterator[tuple[Executor, i
         return
     with pool(workers) as executor:
         yield executor, workers
+
+
+def _page(filename: str, text: str) -> str:
+    """A counterexample's page (`sim trace FILE --html`), from its scenario text."""
+    loaded = parse(text, filename, Path(filename).stem)
+    events, result = run_scenario(loaded, strict=False)
+    return page_text(loaded, events, result)
+
+
+def _written_by_check(path: Path) -> bool:
+    """A counterexample file `sim check` wrote, or its page."""
+    return checker.is_counterexample_file(path) or is_page_of(path, checker.COUNTEREXAMPLE_MARK)
 
 
 def _document(bound: checker.CheckBound, results: list[checker.Result],
@@ -203,6 +220,7 @@ def _render(bound: checker.CheckBound, results: list[checker.Result],
     if broken:
         click.echo()
         click.echo("shortest counterexamples (sim trace FILE --check replays each):")
+        click.echo("  (beside each, its page: the same name, .html)")
         for r in broken:
             for name, example in r.counterexamples.items():
                 click.echo(textwrap.fill(

@@ -9,6 +9,7 @@ from pathlib import Path
 import click
 
 from sim.commands.common import folder_value, profile_option, set_option, switch_values
+from sim.commands.trace import write_page_beside
 from sim.explore import (
     TICK_BUCKET,
     TICK_BUCKETS,
@@ -24,6 +25,7 @@ from sim.faults import FAULT_SETS
 from sim.files import prepare_out
 from sim.limits import MAX_EXAMPLES, MAX_EXPLORE_FAULTS
 from sim.properties import BY_NAME, SAFETY, judged_under
+from sim.render.page import page_path
 from sim.switches import for_own_schedules
 
 DEFAULT_OUT = Path("reports/counterexamples")
@@ -65,6 +67,9 @@ def explore(examples: int, seed: int | None, sets: tuple[str, ...], profile: str
     every = max(1, min(1000, examples // 10))
     result = run_search(switches, seed=seed, examples=examples, bounds=bounds, out=out,
                         progress=_ProgressLines(examples), progress_every=every)  # fmt: skip
+    for f in result.findings:  # each counterexample's page beside it (sim trace FILE --html)
+        if f.path is not None:
+            write_page_beside(f.path)
     for line in report_lines(result):
         click.echo(line)
     if result.interrupted:
@@ -149,5 +154,5 @@ def report_lines(result: Exploration) -> list[str]:
         )
         lines.append(f"  {prop.description}")
         if f.path is not None:
-            lines.append(f"  replay: sim trace {f.path} --check")
+            lines.append(f"  replay: sim trace {f.path} --check (its page: {page_path(f.path)})")
     return lines

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+from pathlib import Path
 from typing import TextIO
 
 import click
@@ -14,9 +15,11 @@ from sim.commands.common import complete_scenarios, emit_json, load_scenario, pr
 from sim.outcome import Outcome, outcome
 from sim.properties import BY_NAME
 from sim.render import grid as grids
-from sim.render import itf, swimlane
+from sim.files import write_out
+from sim.render import itf, page, swimlane
+from sim.render.lifecycle import lifecycles
 from sim.run import run_scenario
-from sim.scenario import Scenario, differences
+from sim.scenario import Scenario, differences, load
 from sim.switches import PROTECTIONS
 from sim.trace import Trace
 
@@ -49,6 +52,39 @@ def stopping_protections(scenario: Scenario, result: Outcome) -> dict[str, list[
     return out
 
 
+def replay_command(scenario: Scenario) -> str:
+    """The command that replays `scenario`: by name, or by its file's name (no folder, so
+    that a page does not depend on where it was written)."""
+    named = scenario.source in ("<built-in>", f"scenarios/{scenario.name}.toml")
+    name = scenario.name if named else Path(scenario.source).name
+    sets = scenario.switches.set_args()
+    return f"sim trace {name}{' ' + sets if sets else ''}"
+
+
+def page_text(scenario: Scenario, events: Trace, result: Outcome, until: int | None = None) -> str:
+    """The run's page (`sim.render.page`), up to tick `until` when given."""
+    if until is not None and until < events.last_tick:
+        events = grids.truncated(events, until)
+        result = outcome(events)
+    return page.render_page(title_of(scenario), scenario.description, replay_command(scenario),
+                            events, result, grids.build(events))  # fmt: skip
+
+
+def write_page(path: Path, scenario: Scenario, events: Trace, result: Outcome, until: int | None = None) -> int:
+    """Write the run's page to `path` (one line naming --html and the file if it cannot be
+    written); returns the last tick it shows."""
+    write_out(path, page_text(scenario, events, result, until), option="--html")
+    return events.last_tick if until is None else min(until, events.last_tick)
+
+
+def write_page_beside(scenario_file: Path) -> Path:
+    """Write the page of a scenario file beside it (same stem, `.html`), as `sim trace FILE
+    --html` would; returns the page's path."""
+    loaded = load(str(scenario_file))
+    events, result = run_scenario(loaded, strict=False)
+    return write_out(page.page_path(scenario_file), page_text(loaded, events, result), option="--out")
+
+
 def make_console(no_color: bool, width: int | None) -> Console:
     color = not (no_color or os.environ.get("NO_COLOR"))
     return swimlane.console(width=width, color=color)
@@ -74,17 +110,22 @@ def _settings_epilog() -> str:
 @click.option("--until", type=click.IntRange(min=0), metavar="T", help="Stop the replay at tick T (outcome so far).")
 @click.option("--format", "fmt", type=click.Choice(["text", "itf"]), default="text", show_default=True,
               help="text: the swimlane; itf: Apalache's Informal Trace Format (JSON, one state per tick).")  # fmt: skip
+@click.option("--html", "html_out", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
+              help="Write the run's page: one self-contained HTML file (swimlane, outcome, verdicts, a tick slider "
+                   "showing each attempt, artifact and effect at that tick).")  # fmt: skip
 @click.option("--no-color", is_flag=True, help="Plain text, no colour (also NO_COLOR, and whenever output is piped).")
 @click.option("--width", type=click.IntRange(min=40), metavar="COLS", help="Render for this many columns (default: the terminal's).")
 def trace(
     scenario: str, sets: tuple[str, ...], profile: str | None, as_json: bool, check: bool, step: bool,
-    until: int | None, fmt: str, no_color: bool, width: int | None,
+    until: int | None, fmt: str, html_out: Path | None, no_color: bool, width: int | None,
 ) -> int:  # fmt: skip
     """Run one scenario (a name from `sim scenarios`, or a .toml file) and draw its trace."""
     if as_json and fmt == "itf":
         raise click.UsageError("--json and --format itf are two different documents: choose one")
     if step and (as_json or fmt == "itf"):
         raise click.UsageError("--step replays the swimlane; it does not combine with --json or --format itf")
+    if html_out is not None and (as_json or fmt == "itf" or step):
+        raise click.UsageError("--html writes a page; it does not combine with --json, --format itf or --step")
     loaded = load_scenario(scenario, sets, profile)
     events, result = run_scenario(loaded)
     document = result.to_json()
@@ -101,6 +142,9 @@ def trace(
     elif fmt == "itf":
         states = events if until is None else grids.truncated(events, until)
         emit_json(itf.document(states, source=loaded.source, description=f"sim trace {title_of(loaded)}"))
+    elif html_out is not None:
+        last = write_page(html_out, loaded, events, result, until)
+        click.echo(f"wrote {html_out}: the page of {title_of(loaded)} (t0..t{last})")
     else:
         con = make_console(no_color, width)
         grid = grids.build(events, until)
@@ -168,6 +212,7 @@ def step_through(
     works in any terminal, under tmux, and with a script on stdin.
     """
     ticks = list(grid.ticks)
+    states = lifecycles(events)  # the state at the end of each tick, as the run page shows it
     at = 0
     first = True
     while True:
@@ -177,7 +222,7 @@ def step_through(
         elif not first:
             con.print()  # the prompt's line ends here when stdin is not echoed
         first = False
-        swimlane.emit(con, swimlane.step_frame(grid, tick, con.width, title))
+        swimlane.emit(con, swimlane.step_frame(grid, tick, con.width, title, states[tick]))
         last = at == len(ticks) - 1
         con.print()
         move = _step_command(con, stdin, tick, ticks[-1], last)

@@ -17,26 +17,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from sim.engine.records import JournalKey, journal_key
-from sim.events import (
-    EVENT_KINDS,
-    Accepted,
-    Admitted,
-    CandidateWrite,
-    Computed,
-    EffectWrite,
-    Feed,
-    JournalWrite,
-    Newsletter,
-    Payload,
-    Refused,
-    ReportChanged,
-    Write,
-    read,
-)
-from sim.properties import violations
+from sim.render.lifecycle import World, fold
 from sim.render.text import describe
-from sim.trace import Event, Trace, revenue
+from sim.trace import Trace, revenue
 
 FORMAT_DESCRIPTION = "https://apalache-mc.org/docs/adr/015adr-trace.html"
 
@@ -81,118 +64,33 @@ def document(trace: Trace, *, source: str = "", description: str = "") -> dict[s
 
 
 def states(trace: Trace) -> list[dict[str, Any]]:
-    """One ITF state per tick t0..t(last): the world after that tick's events."""
-    broke_at = dict(violations(trace))
-    by_tick: dict[int, list[Event]] = {}
-    for e in trace.events:
-        by_tick.setdefault(e.tick, []).append(e)
-    world = _World(trace)
-    out = []
-    for tick in range(trace.last_tick + 1):
-        events = by_tick.get(tick, [])
-        for e in events:
-            world.apply(e)
-        if tick >= trace.schedule.newsletter_ready:
-            world.letter["ready"] = True
-        broken = sorted(name for name, at in broke_at.items() if at <= tick)
-        out.append(world.state(tick, broken, [describe(e) for e in events]))
-    return out
+    """One ITF state per tick t0..t(last): the world after that tick's events
+    (`sim.render.lifecycle.fold`, the one derivation the run page reads too)."""
+    return [_state(t.world, t.tick, list(t.broken), [describe(e) for e in t.events]) for t in fold(trace)]
 
 
-class _World:
-    """The state variables, folded event by event from each event's declared payload."""
-
-    def __init__(self, trace: Trace) -> None:
-        self.pins = trace.switches.pins.value == "on"
-        # beyond the article's model: a receiver with no idempotency remembers no key
-        self.remembers = trace.switches.knob("receiver") == "idempotent"
-        self.version = 1
-        self.content: tuple[int, ...] = trace.versions[0]
-        self.epoch = 0
-        self.owner = 0
-        self.attempts: dict[int, dict[str, Any]] = {}
-        self.journal: dict[JournalKey, dict[str, Any]] = {}
-        self.candidates: list[dict[str, Any]] = []
-        self.acceptances: list[dict[str, Any]] = []
-        self.refusals: list[dict[str, Any]] = []
-        self.effects: dict[str, str] = {}
-        self.posts: list[dict[str, str]] = []
-        self.keys: dict[str, str] = {}
-        self.letter: dict[str, Any] = {"ready": False, "started": False, "tick": -1, "digest": "", "quote": ""}
-        self.calls = 0
-
-    def apply(self, e: Event) -> None:
-        """Fold one event: its records first, then what its kind does to its attempt."""
-        n = e.attempt or 0
-        self._records(read(e), n, e.tick)
-        kind = EVENT_KINDS[e.kind]
-        if kind.status is not None:
-            self.attempts[n]["status"] = kind.status
-        if kind.silent is not None:
-            self.attempts[n]["silent"] = kind.silent
-
-    def _records(self, p: Payload, n: int, tick: int) -> None:
-        match p:
-            case ReportChanged():
-                self.version, self.content = p.version, tuple(p.content)
-            case Admitted():
-                self.epoch, self.owner = p.token, n
-                self.attempts[n] = {
-                    "token": p.token, "pin": p.pin or 0, "status": "running",
-                    "silent": False, "model_calls": 0, "reconcile": p.reconcile or "",
-                }  # fmt: skip
-            case Computed():
-                self.attempts[n]["model_calls"] += 1
-                self.calls += 1
-            case Write(applied=True):
-                self._write(p, n)
-            case Accepted():
-                self.acceptances.append({"digest": p.digest, "version": p.version or 0, "tick": tick})
-            case Refused():
-                self.refusals.append({"digest": p.digest, "reason": p.reason, "tick": tick})
-            case Feed(answer="applied", post=str(post)):
-                self.posts.append({"post": post, "digest": p.digest})
-                if p.key is not None and self.remembers:
-                    self.keys[p.key] = post
-            case Newsletter():
-                self.letter = {"ready": True, "started": True, "tick": tick, "digest": p.digest, "quote": p.quote}
-
-    def _write(self, w: Write, n: int) -> None:
-        """An applied protected write: its step records, its candidate or its effect record."""
-        if isinstance(w, (JournalWrite, CandidateWrite)):
-            for step, result, rev in w.steps:
-                key = journal_key(step, rev if self.pins else None)
-                self.journal[key] = {"result": result, "content": rev, "by": n}
-        if isinstance(w, CandidateWrite):
-            self.candidates.append({
-                "digest": w.digest, "attempt": n, "token": w.token, "pin": w.pin or 0,
-                "parts": [p[0] for p in w.parts], "built_from": [p[1] for p in w.parts],
-            })  # fmt: skip
-        elif isinstance(w, EffectWrite):
-            self.effects[w.digest] = w.record
-
-    def state(self, tick: int, broken: list[str], events: list[str]) -> dict[str, Any]:
-        """The ITF state at the end of `tick`, its variables in `VARS` order."""
-        content = self.content
-        return {
-            "#meta": {"index": tick},
-            "tick": big(tick),
-            "report": {"version": big(self.version), "content": [big(c) for c in content],
-                       "revenue": revenue(content[1]) if len(content) > 1 else ""},
-            "epoch": big(self.epoch),
-            "owner": big(self.owner),
-            "attempts": itf_map([(big(n), _record(a)) for n, a in sorted(self.attempts.items())]),
-            "journal": itf_map([(_key(key), _record(r)) for key, r in sorted(self.journal.items(), key=_order)]),
-            "candidates": [_record(c) for c in self.candidates],
-            "acceptances": [_record(a) for a in self.acceptances],
-            "refusals": [_record(r) for r in self.refusals],
-            "effects": itf_map(sorted(self.effects.items())),
-            "feed": {"posts": [dict(p) for p in self.posts], "keys": itf_map(sorted(self.keys.items()))},
-            "newsletter": _record(self.letter),
-            "model_calls": big(self.calls),
-            "violations": {"#set": broken},
-            "events": events,
-        }  # fmt: skip
+def _state(w: World, tick: int, broken: list[str], events: list[str]) -> dict[str, Any]:
+    """The ITF state at the end of `tick`, its variables in `VARS` order."""
+    content = w.content
+    return {
+        "#meta": {"index": tick},
+        "tick": big(tick),
+        "report": {"version": big(w.version), "content": [big(c) for c in content],
+                   "revenue": revenue(content[1]) if len(content) > 1 else ""},
+        "epoch": big(w.epoch),
+        "owner": big(w.owner),
+        "attempts": itf_map([(big(n), _record(a)) for n, a in sorted(w.attempts.items())]),
+        "journal": itf_map([(_key(key), _record(r)) for key, r in sorted(w.journal.items(), key=_order)]),
+        "candidates": [_record(c) for c in w.candidates],
+        "acceptances": [_record(a) for a in w.acceptances],
+        "refusals": [_record(r) for r in w.refusals],
+        "effects": itf_map(sorted(w.effects.items())),
+        "feed": {"posts": [dict(p) for p in w.posts], "keys": itf_map(sorted(w.keys.items()))},
+        "newsletter": _record(w.letter),
+        "model_calls": big(w.calls),
+        "violations": {"#set": broken},
+        "events": events,
+    }  # fmt: skip
 
 
 def _order(item: tuple[Any, Any]) -> tuple[int, int]:

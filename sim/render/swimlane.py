@@ -23,6 +23,7 @@ from rich.text import Text
 from sim.outcome import Outcome
 from sim.properties import ALL_HOLD, BY_NAME
 from sim.render.grid import Cell, Grid
+from sim.render.lifecycle import TickState
 from sim.render.text import outcome_lines
 from sim.switches import Switches
 from sim.trace import Trace
@@ -299,8 +300,22 @@ def screen(
     return out
 
 
-def step_frame(grid: Grid, tick: int, width: int, title: str) -> list[Text]:
-    """One tick of `--step`: the page of the grid holding `tick`, filled up to it, and its story."""
+def state_lines(state: TickState, width: int) -> list[Text]:
+    """The three lifecycles at the end of a tick (`sim.render.lifecycle`), one line each, an
+    item that changed in that tick starred with its previous state ("was running", "new")."""
+    out = [Text(f"state at the end of t{state.tick} (* changed in this tick)", style="bold")]
+    for kind, label in (("attempts", "attempts"), ("artifacts", "digests"), ("effects", "effects")):
+        items = [
+            f"*{i.key} {i.state} ({'was ' + i.before if i.before else 'new'})" if i.changed else f"{i.key} {i.state}"
+            for i in state.items(kind)
+        ]
+        out.extend(wrap(f"  {label}", ", ".join(items) or "none yet", width, indent=12))
+    return out
+
+
+def step_frame(grid: Grid, tick: int, width: int, title: str, state: TickState | None = None) -> list[Text]:
+    """One tick of `--step`: the page of the grid holding `tick`, filled up to it, its story
+    and, when given, the state at the end of the tick."""
     page = page_of(grid, width, tick)
     lay = layout([grid], page)
     out = wrap("", f"{title}  (t{tick} of t0..t{grid.ticks[-1]})", width, indent=0, style=TITLE_STYLE)
@@ -310,6 +325,9 @@ def step_frame(grid: Grid, tick: int, width: int, title: str) -> list[Text]:
     out.append(Text())
     story = story_lines(grid, width, [tick])
     out.extend(story or [Text(f"t{tick}".ljust(5) + "(nothing happens)", style="dim")])
+    if state is not None:
+        out.append(Text())
+        out.extend(state_lines(state, width))
     return out
 
 
