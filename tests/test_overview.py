@@ -83,3 +83,17 @@ def test_sweep_md_shows_the_map_before_its_tables() -> None:
     assert image < md.index("|") and image < md.index("## Definitions")
     assert "does not finish" in md[image : md.index("## Definitions")]
     assert "sweep-map.svg" in [w.filename for w in WRITERS]
+
+
+def test_the_explainer_opens_with_the_same_map() -> None:
+    """The page's map is the file's (the same cells, titles and legend), placed before the run."""
+    svg = (REPORTS / "sweep-map.svg").read_text(encoding="utf-8")
+    page = (REPORTS / "explainer.html").read_text(encoding="utf-8")
+    start = page.index('<svg id="map"')
+    inline = page[start : page.index("</svg>", start) + len("</svg>")]
+    body = svg[svg.index("<style>") :]
+    assert inline.replace('<rect id="map-sel" class="ov-sel" x="0" y="0" width="22" height="22" visibility="hidden"/>\n', "").endswith(
+        body.rstrip("\n")
+    )
+    assert start < page.index('id="switches"') < page.index('id="run-head"')
+    assert inline.count("<g data-run=") == 864

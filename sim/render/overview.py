@@ -274,9 +274,9 @@ def render_svg(ov: Overview, standalone: bool = True) -> str:
         "each cell coloured by the invariants its run breaks"
     )
     head = (
-        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" width="{width}" height="{height}" '
-        f'role="group" aria-label="{html.escape(label)}"'
-        + ("" if standalone else ' id="map"')
+        "<svg"
+        + (' xmlns="http://www.w3.org/2000/svg"' if standalone else ' id="map"')  # HTML needs no namespace
+        + f' viewBox="0 0 {width} {height}" width="{width}" height="{height}" role="group" aria-label="{html.escape(label)}"'
         + f"><style>{_style(ov)}</style>"
     )
     prolog = '<?xml version="1.0" encoding="UTF-8"?>\n' if standalone else ""
