@@ -255,6 +255,7 @@ def test_the_main_trace_is_shown_on_opening(page: Any, sweep_runs: list[dict[str
     assert "↺" in page.inner_text("#legend") and "restored, not redone" in page.inner_text("#legend")
     assert page.get_attribute("button[data-preset='0']", "aria-pressed") == "true"
     page.set_viewport_size({"width": 1280, "height": 1400})  # the switches, the swimlane, the outcome
+    page.evaluate("document.getElementById('run-head').scrollIntoView({block: 'start'})")  # under the map
     page.screenshot(path=str(SCREENSHOT))
     assert SCREENSHOT.stat().st_size > 10_000
 
