@@ -207,21 +207,10 @@ def _style(ov: Overview) -> str:
     )
 
 
-def render_svg(ov: Overview, standalone: bool = True) -> str:
-    """The map as SVG: the column headings above (a line per level, the switch named at its
-    left), the row headings at the left (a column per level, the switch named above), the
-    cells, and the legend under them. `standalone`: an SVG file with its XML declaration;
-    otherwise an element for the explainer page, with a selection frame its script moves."""
-    xs = offsets(ov.columns)
-    ys = offsets(ov.rows)
-    # row heading columns: as wide as the switch's name or its longest value
-    widths = [max(_width(n), *(_width(m.value) for m in SWITCHES[n])) + 10 for n in ROW_SWITCHES]
-    left = MARGIN + sum(widths)
-    top = MARGIN + LINE * (len(COLUMN_SWITCHES) + 1)
-    grid_w = xs[-1] + CELL
-    grid_h = ys[-1] + CELL
-    out: list[str] = []
-    # the column headings, a line per level; the switch's name right-aligned at the left
+def _column_headings(ov: Overview, xs: list[int], left: int) -> list[str]:
+    """A line per level above the cells, each value centred over its span (ruled under it
+    when wider than a cell), the switch's name right-aligned before the line."""
+    out = []
     for level, line in enumerate(ov.column_spans):
         y = MARGIN + LINE * (level + 1) - 4
         out.append(_text(left - 6, y, COLUMN_SWITCHES[level], "end", "ov-n"))
@@ -231,47 +220,77 @@ def render_svg(ov: Overview, standalone: bool = True) -> str:
             out.append(_text((x0 + x1) // 2, y, s.value, "middle"))
             if s.count > 1:
                 out.append(f'<line x1="{x0}" y1="{y + 3}" x2="{x1}" y2="{y + 3}" class="ov-l"/>')
-    # the row headings, a column per level; the switch's name above its column
+    return out
+
+
+def _row_headings(ov: Overview, ys: list[int], top: int, widths: list[int]) -> list[str]:
+    """A column per level left of the cells, each value at the middle of its span (ruled
+    beside it when taller than a cell), the switch's name above the column."""
+    out = []
     x = MARGIN
     for level, line in enumerate(ov.row_spans):
         out.append(_text(x, top - 6, ROW_SWITCHES[level], "start", "ov-n"))
+        rule = x + widths[level] - 5
         for s in line:
             y0 = top + ys[s.start]
             y1 = top + ys[s.start + s.count - 1] + CELL
             out.append(_text(x, (y0 + y1) // 2 + 4, s.value))
             if s.count > 1:
-                out.append(f'<line x1="{x + widths[level] - 5}" y1="{y0}" x2="{x + widths[level] - 5}" y2="{y1}" class="ov-l"/>')
+                out.append(f'<line x1="{rule}" y1="{y0}" x2="{rule}" y2="{y1}" class="ov-l"/>')
         x += widths[level]
-    # the cells, in run order
-    out.append('<g class="ov-cells">')
-    out += [_cell(ov, c, left + xs[c.column], top + ys[c.row]) for c in ov.cells]
-    out.append("</g>")
-    if not standalone:
-        out.append(f'<rect id="map-sel" class="ov-sel" x="0" y="0" width="{CELL + 2}" height="{CELL + 2}" visibility="hidden"/>')
-    # the legend: a swatch per invariant, the pale square, stripes, the dot
-    y = top + grid_h + 14
+    return out
+
+
+def _legend(ov: Overview, left: int, right: int, y: int) -> tuple[list[str], int]:
+    """Under the cells, wrapped at their right edge: a swatch per invariant, the pale
+    square, stripes, the dot; and how many lines it took."""
+    last = len(ov.invariants) - 1
+    items = [(f'<rect width="12" height="12" class="ov-{k}"/>', name) for k, name in enumerate(ov.invariants)]
+    items += [
+        ('<rect width="12" height="12" class="ov-h"/>', "all invariants hold"),
+        (f'<rect width="6" height="12" class="ov-0"/><rect x="6" width="6" height="12" class="ov-{last}"/>',
+         "stripes: several broken"),
+        ('<rect width="12" height="12" class="ov-h"/><circle cx="6" cy="6" r="3.5" class="ov-u"/>', "does not finish"),
+    ]  # fmt: skip
+    out = []
     x = left
-    items: list[tuple[str, str]] = [(f'<rect width="12" height="12" class="ov-{k}"/>', name) for k, name in enumerate(ov.invariants)]
-    items.append((f'<rect width="12" height="12" class="ov-h"/>', "all invariants hold"))
-    items.append((f'<rect width="6" height="12" class="ov-0"/><rect x="6" width="6" height="12" class="ov-{len(ov.invariants) - 1}"/>',
-                  "stripes: several broken"))  # fmt: skip
-    items.append(('<rect width="12" height="12" class="ov-h"/><circle cx="6" cy="6" r="3.5" class="ov-u"/>',
-                  "does not finish"))  # fmt: skip
     lines = 1
     for swatch, words in items:
         step = 18 + _width(words) + 16
-        if x + step > left + grid_w and x > left:
+        if x + step > right and x > left:
             x = left
             y += LINE + 2
             lines += 1
         out.append(f'<g transform="translate({x} {y})">{swatch}</g>' + _text(x + 18, y + 10, words))
         x += step
+    return out, lines
+
+
+def render_svg(ov: Overview, standalone: bool = True) -> str:
+    """The map as SVG: the column headings above, the row headings at the left, the cells,
+    and the legend under them. `standalone`: an SVG file with its XML declaration;
+    otherwise an element for the explainer page, with a selection frame its script moves."""
+    xs = offsets(ov.columns)
+    ys = offsets(ov.rows)
+    # row heading columns: as wide as the switch's name or its longest value
+    widths = [max(_width(n), *(_width(m.value) for m in SWITCHES[n])) + 10 for n in ROW_SWITCHES]
+    left = MARGIN + sum(widths)
+    top = MARGIN + LINE * (len(COLUMN_SWITCHES) + 1)
+    grid_w = xs[-1] + CELL
+    grid_h = ys[-1] + CELL
+    out = _column_headings(ov, xs, left) + _row_headings(ov, ys, top, widths)
+    out.append('<g class="ov-cells">')  # the cells, in run order
+    out += [_cell(ov, c, left + xs[c.column], top + ys[c.row]) for c in ov.cells]
+    out.append("</g>")
+    if not standalone:
+        out.append(f'<rect id="map-sel" class="ov-sel" x="0" y="0" width="{CELL + 2}" height="{CELL + 2}" visibility="hidden"/>')
+    legend, lines = _legend(ov, left, left + grid_w, top + grid_h + 14)
+    out += legend
     width = left + grid_w + MARGIN
     height = top + grid_h + 14 + lines * (LINE + 2) + MARGIN
-    runs = len(ov.cells)
     label = (
-        f"Overview map of the {runs} runs: rows {', '.join(ROW_SWITCHES)}; columns {', '.join(COLUMN_SWITCHES)}; "
-        "each cell coloured by the invariants its run breaks"
+        f"Overview map of the {len(ov.cells)} runs: rows {', '.join(ROW_SWITCHES)}; "
+        f"columns {', '.join(COLUMN_SWITCHES)}; each cell coloured by the invariants its run breaks"
     )
     head = (
         "<svg"
