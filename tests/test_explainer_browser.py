@@ -632,3 +632,24 @@ def test_hovering_a_map_cell_names_the_run_and_clicking_opens_it(page: Any, swee
         assert abs(box(page, "#run-head")[1]) < 2  # the run is brought into view
     page.go_back()  # a map click is a history entry like any other change
     page.wait_for_function(f"document.getElementById('run').dataset.run === '{WIDE}'")
+
+
+def test_the_map_works_from_the_keyboard(page: Any, sweep_runs: list[dict[str, Any]]) -> None:
+    """Tab reaches the map; an arrow opens the neighbouring run (one switch flip), Enter
+    brings the run into view."""
+    open_page(page)
+    page.focus("#map")
+    page.keyboard.press("ArrowRight")  # the innermost column switch: pins
+    page.wait_for_function("document.getElementById('run').dataset.run === '19'")
+    assert page.inner_text("#map-info").startswith("Run 19 (pins=off): ")
+    page.keyboard.press("ArrowDown")  # the innermost row switch: checkpoints
+    rid = run_id(Switches().with_values({"pins": "off", "checkpoints": "end-only"}))
+    page.wait_for_function(f"document.getElementById('run').dataset.run === '{rid}'")
+    assert page.get_attribute("#map-sel", "data-run") == str(rid)
+    page.keyboard.press("ArrowUp")
+    page.keyboard.press("ArrowLeft")
+    page.wait_for_function("document.getElementById('run').dataset.run === '1'")
+    page.keyboard.press("ArrowLeft")  # the edge: nothing further
+    page.keyboard.press("Enter")
+    page.wait_for_function("Math.abs(document.getElementById('run-head').getBoundingClientRect().top) < 2")
+    assert shown_run(page) == 1

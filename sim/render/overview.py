@@ -135,6 +135,7 @@ def build(doc: Document) -> Overview:
     axes = set(ROW_SWITCHES) | set(COLUMN_SWITCHES)
     if axes != set(doc["summary"]["order"]):
         raise ValueError(f"overview: the axes hold {sorted(axes)}, the sweep varies {doc['summary']['order']}")
+    worked = Switches().as_dict()  # a label names what differs from it, as `Switches.label` does
     cells = []
     for run in doc["runs"]:
         s = run["switches"]
@@ -144,7 +145,7 @@ def build(doc: Document) -> Overview:
             run=run["id"],
             row=row_of[tuple(s[n] for n in ROW_SWITCHES)],
             column=column_of[tuple(s[n] for n in COLUMN_SWITCHES)],
-            label=tuple(Switches().with_values(s).label().split()),
+            label=tuple(f"{n}={v}" for n, v in s.items() if v != worked.get(n)),
             broken=tuple(broken),
             finished=out["finished"],
         ))  # fmt: skip
@@ -294,7 +295,7 @@ def render_svg(ov: Overview, standalone: bool = True) -> str:
     )
     head = (
         "<svg"
-        + (' xmlns="http://www.w3.org/2000/svg"' if standalone else ' id="map"')  # HTML needs no namespace
+        + (' xmlns="http://www.w3.org/2000/svg"' if standalone else ' id="map" tabindex="0" aria-describedby="map-read"')
         + f' viewBox="0 0 {width} {height}" width="{width}" height="{height}" role="group" aria-label="{html.escape(label)}"'
         + f"><style>{_style(ov)}</style>"
     )
