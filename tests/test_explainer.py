@@ -113,7 +113,7 @@ def test_sim_sweep_writes_the_page() -> None:
 
 
 def test_render_all_leaves_the_page_out_without_grids(doc: dict[str, Any]) -> None:
-    assert list(render_all(doc)) == ["sweep.json", "sweep.csv", "sweep.md"]
+    assert list(render_all(doc)) == ["sweep.json", "sweep.csv", "sweep-map.svg", "sweep.md"]
 
 
 def test_the_data_cannot_close_its_script(page: str) -> None:

@@ -255,6 +255,7 @@ def test_the_main_trace_is_shown_on_opening(page: Any, sweep_runs: list[dict[str
     assert "↺" in page.inner_text("#legend") and "restored, not redone" in page.inner_text("#legend")
     assert page.get_attribute("button[data-preset='0']", "aria-pressed") == "true"
     page.set_viewport_size({"width": 1280, "height": 1400})  # the switches, the swimlane, the outcome
+    page.evaluate("document.getElementById('run-head').scrollIntoView({block: 'start'})")  # under the map
     page.screenshot(path=str(SCREENSHOT))
     assert SCREENSHOT.stat().st_size > 10_000
 
@@ -384,6 +385,10 @@ def test_fix_hints_offer_only_protections(page: Any, sweep_runs: list[dict[str, 
                 assert text.startswith("No single protection change fixes")
 
 
+#: one of the runs whose swimlane (to t20) is wider than the run's column at 1280 px
+WIDE = 181
+
+
 def test_the_desktop_layout(page: Any, sweep_runs: list[dict[str, Any]]) -> None:
     """At 1280 px: no status bar (the switches stay beside the run), the legend under the
     swimlane, and the scroll hint only when the swimlane is wider than its column."""
@@ -392,7 +397,7 @@ def test_the_desktop_layout(page: Any, sweep_runs: list[dict[str, Any]]) -> None
     assert page.is_hidden("#scroll-hint")  # the main trace fits
     top = page.evaluate("id => document.getElementById(id).getBoundingClientRect().top", "legend")
     assert top < page.evaluate("id => document.getElementById(id).getBoundingClientRect().top", "results")
-    open_page(page, hash_of(sweep_runs[863]["switches"]))  # run 864 runs longer: it scrolls
+    open_page(page, hash_of(sweep_runs[WIDE - 1]["switches"]))  # a run to t20 is wider than the column
     assert page.is_visible("#scroll-hint")
     assert "more-right" in page.get_attribute("#grid-wrap", "class")
 
@@ -476,3 +481,175 @@ def test_a_profile_sets_the_engines_switches_and_says_what_the_application_adds(
     note = page.inner_text("#profile-note")
     assert "the application adds pins=on, key=per-operation, rule=current-accepted" in note
     assert "fencing_scope=step" in note
+
+
+# -- the layout at two screen sizes, measured ------------------------------------------------
+BOX = "sel => { const b = document.querySelector(sel).getBoundingClientRect(); return [b.left, b.top, b.right, b.bottom]; }"
+
+
+def box(pg: Any, selector: str) -> list[float]:
+    """An element's box on the screen: [left, top, right, bottom] (CSS px, the viewport's origin)."""
+    found: list[float] = pg.evaluate(BOX, selector)
+    return found
+
+
+def on_screen(b: list[float], width: int, height: int) -> bool:
+    return b[0] >= -0.5 and b[1] >= -0.5 and b[2] <= width + 0.5 and b[3] <= height + 0.5
+
+
+def screen(browser: Any, width: int, height: int) -> Any:
+    phone = width < 500
+    return browser.new_context(viewport={"width": width, "height": height}, is_mobile=phone, has_touch=phone)
+
+
+def test_at_1280x800_the_switches_and_the_run_fit_the_screen(browser: Any, sweep_runs: list[dict[str, Any]]) -> None:
+    """A link to a run opens at the run: its heading at the top, the eight switch groups
+    beside it, every one on screen and no scroll box of their own, the swimlane down to the
+    Newsletter row on screen; the second trace's swimlane fits its column through t18."""
+    context = screen(browser, 1280, 800)
+    pg = context.new_page()
+    try:
+        open_page(pg, hash_of({}))  # main, as a link gives it
+        assert abs(box(pg, "#run-head")[1]) < 2  # the run's heading at the top
+        side = pg.evaluate(
+            "() => { const s = document.querySelector('.side'); const c = getComputedStyle(s);"
+            " return [s.scrollHeight, s.clientHeight, c.position, c.overflowY]; }"
+        )
+        assert side[0] <= side[1] and side[2] == "sticky"  # nothing to scroll inside it
+        groups = pg.eval_on_selector_all("#switches fieldset", "els => els.map(e => e.dataset.switch)")
+        assert groups == list(SWEPT)
+        for name in SWEPT:
+            assert on_screen(box(pg, f"fieldset[data-switch='{name}']"), 1280, 800), name
+            for value in [m.value for m in SWITCHES[name]]:
+                label = f"#switches label:has(input[name='{name}'][value='{value}'])"
+                assert on_screen(box(pg, label), 1280, 800), (name, value)
+        assert box(pg, "#lane tr[data-row='newsletter']")[3] <= 800  # the Newsletter row on screen
+        assert on_screen(box(pg, "#lane tr[data-row='newsletter'] td:last-child"), 1280, 800)
+        assert pg.evaluate("document.documentElement.scrollWidth") <= 1280
+        # the second trace: every tick to t18 in the column, no sideways scroll, no hint
+        open_page(pg, hash_of({"change": "after"}))
+        heads = pg.eval_on_selector_all("#lane thead th", "els => els.map(e => e.textContent)")
+        assert heads[-1] == "t18" and sweep_runs[72]["outcome"]["last_tick"] == 18
+        grid = pg.evaluate(
+            "() => { const b = document.getElementById('grid-box'); return [b.scrollWidth, b.clientWidth]; }"
+        )
+        assert grid[0] <= grid[1]
+        last = box(pg, "#lane thead th:last-child")
+        assert last[2] <= box(pg, "#grid-box")[2] + 0.5 and last[2] <= 1280
+        assert on_screen(box(pg, "#lane tr[data-row='newsletter'] td:last-child"), 1280, 800)
+        assert pg.is_hidden("#scroll-hint")
+        for name in SWEPT:  # the switches are still all on screen
+            assert on_screen(box(pg, f"fieldset[data-switch='{name}']"), 1280, 800), name
+        # a longer run (to t20) does not fit: it says so and shades the edge
+        open_page(pg, hash_of(sweep_runs[WIDE - 1]["switches"]))
+        assert pg.is_visible("#scroll-hint") and "more-right" in pg.get_attribute("#grid-wrap", "class")
+        assert pg.evaluate("getComputedStyle(document.getElementById('grid-box')).overflowX") == "auto"
+        assert pg.evaluate("document.documentElement.scrollWidth") <= 1280
+        # opened without a hash, the page starts with the map, whole on the screen's width
+        open_page(pg)
+        assert pg.evaluate("window.scrollY") == 0
+        m = box(pg, "#map")
+        assert m[1] < 400 and m[2] <= 1280
+        assert pg.evaluate("(() => { const s = document.getElementById('map'); return s.getBoundingClientRect().width; })()") >= 1000
+    finally:
+        context.close()
+
+
+def test_at_390x844_the_page_is_usable(browser: Any, sweep_runs: list[dict[str, Any]]) -> None:
+    """A phone: nothing wider than the screen (the map is scaled to fit it), every switch and
+    preset within the screen's width, the swimlane in its own sideways scrolling box with the
+    hint; a link opens at the run."""
+    context = screen(browser, 390, 844)
+    pg = context.new_page()
+    try:
+        open_page(pg, hash_of({"change": "after"}))
+        assert abs(box(pg, "#run-head")[1]) < 2
+        assert pg.evaluate("[document.documentElement.scrollWidth, document.documentElement.clientWidth]") == [390, 390]
+        m = box(pg, "#map")
+        assert m[0] >= 0 and m[2] <= 390
+        for name in SWEPT:
+            for value in [m.value for m in SWITCHES[name]]:
+                b = box(pg, f"#switches label:has(input[name='{name}'][value='{value}'])")
+                assert b[0] >= 0 and b[2] <= 390, (name, value)
+        for b in pg.eval_on_selector_all(
+            "button[data-preset], button[data-profile]",
+            "els => els.map(e => { const r = e.getBoundingClientRect(); return [r.left, r.right]; })",
+        ):
+            assert b[0] >= 0 and b[1] <= 390
+        grid = pg.evaluate(
+            "() => { const b = document.getElementById('grid-box'); const r = b.getBoundingClientRect();"
+            " return [b.scrollWidth, b.clientWidth, getComputedStyle(b).overflowX, r.left, r.right]; }"
+        )
+        assert grid[0] > grid[1] and grid[2] == "auto" and grid[3] >= 0 and grid[4] <= 390
+        assert pg.is_visible("#scroll-hint") and "more-right" in pg.get_attribute("#grid-wrap", "class")
+        hint = box(pg, "#scroll-hint")
+        assert hint[2] <= 390 and hint[3] <= box(pg, "#grid-box")[1] + 1  # above the box, on the screen's width
+        # the swimlane's row labels stay pinned while it scrolls
+        pg.evaluate("() => { const b = document.getElementById('grid-box'); b.scrollLeft = 200; }")
+        assert abs(box(pg, "#lane tr[data-row='newsletter'] th")[0] - grid[3]) < 2
+        pg.tap("#switches label:has(input[name='pins'][value='off'])")  # a control deep down the page
+        rid = run_id(Switches().with_values({"change": "after", "pins": "off"}))
+        pg.wait_for_function(f"document.getElementById('run').dataset.run === '{rid}'")
+        assert pg.evaluate("document.documentElement.scrollWidth") <= 390
+    finally:
+        context.close()
+
+
+# -- the overview map --------------------------------------------------------------------------
+def test_the_map_has_a_cell_per_run_named_in_words(page: Any, sweep_runs: list[dict[str, Any]]) -> None:
+    open_page(page)
+    cells = page.eval_on_selector_all(
+        "#map g[data-run]", "els => els.map(e => [+e.dataset.run, e.querySelector('title').textContent])"
+    )
+    assert [c[0] for c in cells] == list(range(1, 865))
+    for (rid, title), run in zip(cells, sweep_runs):
+        label = Switches().with_values(run["switches"]).label()
+        assert title.startswith(f"Run {rid} ({label or 'the worked example'}): "), title
+        o = run["outcome"]
+        broken = sorted(o["violations"], key=lambda v: (v["tick"], v["invariant"]))
+        verdict = "breaks " + ", ".join(f"{v['invariant']} t{v['tick']}" for v in broken) if broken else "all invariants hold"
+        assert title.endswith(f": {verdict}; " + ("finishes" if o["finished"] else "does not finish")), title
+    # the worked example is framed on opening
+    assert page.get_attribute("#map-sel", "data-run") == "1"
+
+
+def test_hovering_a_map_cell_names_the_run_and_clicking_opens_it(page: Any, sweep_runs: list[dict[str, Any]]) -> None:
+    open_page(page)
+    for rid in (19, 235, 73, WIDE, 864):
+        run = sweep_runs[rid - 1]
+        cell = page.locator(f"#map g[data-run='{rid}']")
+        cell.scroll_into_view_if_needed()
+        cell.hover()
+        title = cell.locator("title").text_content()
+        page.wait_for_function(f"document.getElementById('map-info').textContent === {json.dumps(title)}")
+        cell.click()
+        page.wait_for_function(f"document.getElementById('run').dataset.run === '{rid}'")
+        assert page.evaluate("location.hash") == hash_of(run["switches"])
+        check_outcome(page, run, sweep_runs)
+        heads = page.eval_on_selector_all("#lane thead th", "els => els.map(e => e.textContent)")
+        assert heads[-1] == f"t{run['outcome']['last_tick']}"  # the run drawn is that run
+        assert page.get_attribute("#map-sel", "data-run") == str(rid)
+        assert abs(box(page, "#run-head")[1]) < 2  # the run is brought into view
+    page.go_back()  # a map click is a history entry like any other change
+    page.wait_for_function(f"document.getElementById('run').dataset.run === '{WIDE}'")
+
+
+def test_the_map_works_from_the_keyboard(page: Any, sweep_runs: list[dict[str, Any]]) -> None:
+    """Tab reaches the map; an arrow opens the neighbouring run (one switch flip), Enter
+    brings the run into view."""
+    open_page(page)
+    page.focus("#map")
+    page.keyboard.press("ArrowRight")  # the innermost column switch: pins
+    page.wait_for_function("document.getElementById('run').dataset.run === '19'")
+    assert page.inner_text("#map-info").startswith("Run 19 (pins=off): ")
+    page.keyboard.press("ArrowDown")  # the innermost row switch: checkpoints
+    rid = run_id(Switches().with_values({"pins": "off", "checkpoints": "end-only"}))
+    page.wait_for_function(f"document.getElementById('run').dataset.run === '{rid}'")
+    assert page.get_attribute("#map-sel", "data-run") == str(rid)
+    page.keyboard.press("ArrowUp")
+    page.keyboard.press("ArrowLeft")
+    page.wait_for_function("document.getElementById('run').dataset.run === '1'")
+    page.keyboard.press("ArrowLeft")  # the edge: nothing further
+    page.keyboard.press("Enter")
+    page.wait_for_function("Math.abs(document.getElementById('run-head').getBoundingClientRect().top) < 2")
+    assert shown_run(page) == 1

@@ -1,6 +1,6 @@
 """SIGKILL `sim check --out DIR` and `sim sweep --out DIR` at random (seeded) moments, starting
 from a DIR that holds a complete previous set, and check after each kill: `sim check`'s folder
-holds exactly the old set or exactly the new set; each of `sim sweep`'s four reports is the
+holds exactly the old set or exactly the new set; each of `sim sweep`'s five reports is the
 old file or the new one, whole; the files around them are untouched; every file parses; no
 worker outlives the kill. One normal run afterwards leaves no temporary file anywhere.
 
@@ -127,10 +127,11 @@ def kill_check(tmp_path: Path, kills: int, seed: int, procs: list[subprocess.Pop
 
 
 # -- sim sweep: each report is the old file or the new one ---------------------------------------
-REPORTS = ("sweep.json", "sweep.csv", "sweep.md", "explainer.html")
+REPORTS = ("sweep.json", "sweep.csv", "sweep-map.svg", "sweep.md", "explainer.html")
 OLD_REPORTS = {
     "sweep.json": b'{"old": true}\n',
     "sweep.csv": b"old\n",
+    "sweep-map.svg": b"<svg/>\n",
     "sweep.md": b"# old\n",
     "explainer.html": b"<!-- old -->\n",
 }

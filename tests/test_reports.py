@@ -121,4 +121,4 @@ def test_rewriting_leaves_the_same_files_and_no_temporary_ones(tmp_path: Path, t
     first = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
     report.write_reports(texts, tmp_path)
     assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == first
-    assert sorted(first) == ["sweep.csv", "sweep.json", "sweep.md"]
+    assert sorted(first) == ["sweep-map.svg", "sweep.csv", "sweep.json", "sweep.md"]

@@ -352,7 +352,7 @@ def test_cli_summary(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None
         assert title in out
     assert "wrote:\n" in out and f"  {tmp_path / 'r' / 'sweep.json'}\n" in out
     assert max(len(line) for line in out.splitlines() if str(tmp_path) not in line) <= 80
-    assert sorted(p.name for p in (tmp_path / "r").iterdir()) == ["explainer.html", "sweep.csv", "sweep.json", "sweep.md"]
+    assert sorted(p.name for p in (tmp_path / "r").iterdir()) == ["explainer.html", "sweep-map.svg", "sweep.csv", "sweep.json", "sweep.md"]
 
 
 def test_cli_json_prints_only_the_document(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

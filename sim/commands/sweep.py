@@ -135,7 +135,7 @@ def summary_lines(summary: dict[str, Any]) -> list[str]:
               "identical for any number.")  # fmt: skip
 @click.option("--json", "as_json", is_flag=True, help="Print the sweep.json document on stdout, nothing else.")
 @click.option("--out", "out", type=click.Path(path_type=Path), callback=folder_value, default=Path("reports"), show_default=True,
-              help="Folder for sweep.json, sweep.csv, sweep.md and explainer.html (created if missing; "
+              help="Folder for sweep.json, sweep.csv, sweep-map.svg, sweep.md and explainer.html (created if missing; "
               "each file replaced atomically, other files left alone).")  # fmt: skip
 @profile_option
 @set_option

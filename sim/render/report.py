@@ -23,6 +23,7 @@ from sim.files import OutError, atomic_write_many
 from sim.outcome import FIELDS as OUTCOME_FIELDS
 from sim.render.explainer import render_explainer
 from sim.render.grid import Grid
+from sim.render.overview import ROW_SWITCHES, COLUMN_SWITCHES, render_map
 from sim.scenario import NEWSLETTER_KEYS
 from sim.switches import Switches
 
@@ -160,6 +161,16 @@ def _intro(s: dict[str, Any], example: Example) -> list[str]:
         f"each of the {s['totals']['runs']} combinations of the eight switches, checked against every "
         "invariant, with the protections each run needed. `reports/sweep.json` holds every run "
         "with its outcome and `needed`; `reports/sweep.csv` has one row per run.",
+        "",
+        "![All runs at a glance: one cell per run, coloured by the invariants it breaks](sweep-map.svg)",
+        "",
+        f"**The map** (`sweep-map.svg`): one cell per run. Rows are what happens to the work and the "
+        f"cost lever ({', '.join(ROW_SWITCHES)}), columns the protections ({', '.join(COLUMN_SWITCHES)}); "
+        "the headings name each switch's values, and neighbouring rows or columns differ in one switch "
+        "(Gray order), so a block that lights up across a heading is one flip away. A cell's colour is "
+        "the invariant its run breaks, stripes when it breaks several, pale grey when all hold; a dot "
+        "marks a run that does not finish. Each cell's tooltip names the run and its broken invariants "
+        "with their ticks; `reports/explainer.html` opens with the same map, where a click opens the run.",
         "",
     ]  # fmt: skip
 
@@ -326,6 +337,7 @@ def render_markdown(doc: Document) -> str:
 WRITERS: list[ReportWriter] = [
     ReportWriter("sweep.json", render_json, "every run and the summary (the --json document)"),
     ReportWriter("sweep.csv", render_csv, "one row per run"),
+    ReportWriter("sweep-map.svg", render_map, "the overview map: one cell per run (sweep.md shows it)"),
     ReportWriter("sweep.md", render_markdown, "the human report"),
     ReportWriter("explainer.html", render_explainer, "the interactive explainer page", grids=True),
 ]
