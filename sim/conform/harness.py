@@ -122,6 +122,10 @@ def installed(engine: Engine) -> bool:
 def require(engine: Engine) -> None:
     if not installed(engine):
         raise ConformError(f"conform {engine.name}: the engine is not installed: {engine.install}")
+    if engine.server is not None:
+        problem = engine.server.missing()
+        if problem is not None:
+            raise ConformError(problem)
 
 
 def versions(engine: Engine) -> dict[str, str]:
@@ -150,10 +154,10 @@ class Processes:
         self.workdir = workdir
         self.started: dict[str, subprocess.Popen[bytes]] = {}
 
-    def start(self, label: str, args: list[str]) -> subprocess.Popen[bytes]:
+    def start(self, label: str, args: list[str], program: str = sys.executable) -> subprocess.Popen[bytes]:
         out = open(self.workdir / f"{label}.log", "wb")
         try:
-            proc = subprocess.Popen([sys.executable, *args], cwd=self.workdir, stdout=out, stderr=subprocess.STDOUT,
+            proc = subprocess.Popen([program, *args], cwd=self.workdir, stdout=out, stderr=subprocess.STDOUT,
                                     stdin=subprocess.DEVNULL, env=worker_env())  # fmt: skip
         finally:
             out.close()
@@ -282,14 +286,18 @@ def drive(engine: Engine, fault: Fault, workdir: Path, procs: Processes,
 
     procs.start("feed", [str(HERE / "feed.py"), str(workdir / "feed.sqlite"), str(workdir / "feed.port")])
     wait_until("the feed's port", (workdir / "feed.port").exists, procs, ("feed",))
+    if engine.server is not None:  # the engine's server for this run, ready before any worker
+        engine.server.start(workdir, procs)
     worker("w1", "start")
     wait_until("w1 at its barrier", (workdir / "held-w1").exists, procs, ("w1", "feed"))
     # the steps before the barrier have returned; wait until the engine has recorded them too
     # (LangGraph writes a task's result from a background thread: a kill right after a task
     # returned could otherwise lose it, which is not the fault this run injects)
+    # (an engine with no store here, a server, has recorded each step before it hands out the next)
     before = steps_before(fault.hold)
-    wait_until(f"the engine's record of the {before} steps before w1's barrier",
-               lambda: recorded(engine, workdir) >= before, procs, ("w1", "feed"))  # fmt: skip
+    if engine.store:
+        wait_until(f"the engine's record of the {before} steps before w1's barrier",
+                   lambda: recorded(engine, workdir) >= before, procs, ("w1", "feed"))  # fmt: skip
     w1 = procs.started["w1"]
     if fault.action == "stop":
         os.kill(w1.pid, signal.SIGSTOP)
