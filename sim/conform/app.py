@@ -274,8 +274,13 @@ def run_dbos(app: App, resume: bool) -> Any:
 TEMPORAL_QUEUE = "conform"
 TEMPORAL_HEARTBEAT = 5.0
 TEMPORAL_START_TO_CLOSE = 120.0
-#: a retry after 0.5 s, at most 5 attempts (an application error is not expected; a guard)
-TEMPORAL_RETRY = {"initial": 0.5, "backoff": 1.0, "attempts": 5}
+#: a retry 0.5 s after an attempt failed or timed out, with no limit on attempts (Temporal's
+#: default has none either): a stopped worker's open polls can be handed several attempts of
+#: one activity, each of which times out (the harness's deadline is the guard)
+TEMPORAL_RETRY = {"initial": 0.5, "backoff": 1.0, "attempts": 0}
+#: the workflow task timeout: how long the server waits for a worker that took a workflow task
+#: (Temporal's default is 10 s); a stopped worker's open poll can be handed one
+TEMPORAL_TASK = 5.0
 #: the sticky queue's schedule-to-start timeout: how soon a workflow task meant for a worker
 #: that is gone moves to the task queue, where the other worker takes it (Temporal's default is 10 s)
 TEMPORAL_STICKY = 1.0
@@ -374,7 +379,8 @@ def run_temporal(app: App, resume: bool) -> Any:
                     handle = client.get_workflow_handle(WORKFLOW_ID)
                 else:
                     handle = await client.start_workflow("digest", str(app.workdir / "report"),
-                                                         id=WORKFLOW_ID, task_queue=TEMPORAL_QUEUE)  # fmt: skip
+                                                         id=WORKFLOW_ID, task_queue=TEMPORAL_QUEUE,
+                                                         task_timeout=timedelta(seconds=TEMPORAL_TASK))  # fmt: skip
                 return await handle.result()
 
     return asyncio.run(serve())

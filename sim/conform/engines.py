@@ -47,6 +47,30 @@ REPLAY_ON_RESUME = Behaviour(
     "and restores none",
 )
 
+#: Temporal (docs.temporal.io: encyclopedia/detecting-activity-failures, encyclopedia/workers,
+#: encyclopedia/workflow-execution; the conformance run's history and worker logs)
+HANDED_TO_STOPPED = Behaviour(
+    "tasks handed to a stopped worker",
+    "a stopped worker's open long polls are still handed tasks, and a task handed over counts as "
+    "started; each one times out (an activity attempt at its heartbeat timeout, a workflow task at "
+    "the workflow task timeout) and goes again to a worker; when continued, the stopped worker runs "
+    "the activity attempts it was handed (spending their model calls) and replays the workflow tasks "
+    "(restoring steps the other worker computed), and the server refuses every result. The model's "
+    "worker fenced per step gets no further step",
+)
+LATE_RESULT_REFUSED = Behaviour(
+    "late result refused",
+    "the zombie's held activity result reaches the server, which refuses it (the attempt it names "
+    "timed out and was retried): a write rejected by the server's check of the task's attempt, where "
+    "the model's fencing per step discards the result before any write and counts none",
+)
+ONE_RESULT = Behaviour(
+    "the workflow's one result",
+    "the process that started the workflow waits for the workflow's result, which the server records "
+    "once: the fenced worker's process returns the result the workflow reached on the other worker, "
+    "where the model's fenced attempt stops",
+)
+
 
 @dataclass(frozen=True, slots=True)
 class Server:
@@ -161,6 +185,11 @@ ENGINES: dict[str, Engine] = {
             "completes, before the workflow schedules the next",
         ),
         uncaptured={
+            ("zombie", "model calls by execution"): HANDED_TO_STOPPED,
+            ("zombie", "model calls"): HANDED_TO_STOPPED,
+            ("zombie", "steps restored"): HANDED_TO_STOPPED,
+            ("zombie", "zombie write"): LATE_RESULT_REFUSED,
+            ("zombie", "zombie's end"): ONE_RESULT,
             ("lost-answer", "steps restored"): REPLAY_ON_RESUME,
             ("lost-answer-keyless", "steps restored"): REPLAY_ON_RESUME,
         },

@@ -326,8 +326,10 @@ def read_figures(fault: Fault, workdir: Path, newsletter: str | None, posts: int
     zombie_end = None
     if fault.action == "stop":
         # the zombie's write landed if the engine took its held step's result and its workflow went on
+        # (its own result: a body that obtains the step as another execution computed it was not its write)
         held_step = fault.hold.split(":")[1]
-        landed = app.rows(workdir, "SELECT COUNT(*) FROM got WHERE execution = 'w1' AND step = ?", held_step)[0][0]
+        landed = app.rows(workdir, "SELECT COUNT(*) FROM got WHERE execution = 'w1' AND step = ? AND computed_by = 'w1'",
+                          held_step)[0][0]  # fmt: skip
         zombie_write = "landed" if landed else "rejected"
         own = {e: json.loads(r)["digest"] for e, r in app.rows(workdir, "SELECT execution, result FROM ended")}
         if "w1" not in own:
