@@ -7,8 +7,13 @@ less the post key and the acceptance rule, which the harness's application decid
 Each engine's `uncaptured` names the behaviours the model cannot express (of issue 14's four,
 a zombie running on from memory and fencing per step are knobs now, `zombie` and
 `fencing_scope`, which the profiles set; a fenced worker adopting the owner's result, retries
-inside one attempt, and replay on resume, which this harness found, are not), and which
-(fault, figure) rows each one explains.
+inside one attempt, and replay on resume, which this harness found, are not; nor are the
+behaviours of a stopped Temporal worker this harness found), and which (fault, figure) rows
+each one explains.
+
+An engine with a `server` (Temporal) has one started for each fault, in the fault's run
+folder, before any worker (sim/conform/server_temporal.py); those engines are left out of the
+default test run (`SERVERLESS` are the others).
 A row whose observed figure differs from the prediction is reported as "not captured by the
 model: <behaviour>" only when its engine lists that (fault, figure) here; any other difference
 is a mismatch (exit 1). A listed row whose figures agree is reported as a match.

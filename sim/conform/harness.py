@@ -1,7 +1,8 @@
 """`sim conform ENGINE`: the worked example on a real engine, real processes, real signals.
 
 Each fault (FAULTS) is one run in a fresh temporary folder: the feed process
-(sim/conform/feed.py, an HTTP server on a free loopback port), then worker processes
+(sim/conform/feed.py, an HTTP server on a free loopback port), the engine's server if it has
+one (Temporal: sim/conform/server_temporal.py), then worker processes
 (sim/conform/app.py, run as a script) that run or resume the workflow on the engine. The harness learns
 where a worker is from barriers, never from a timed sleep: a worker that reaches the point
 the plan names writes `held-wN` and waits for `go-wN` (sim/conform/app.py), so the signal
