@@ -53,11 +53,18 @@ def cli() -> None:
     """sim: a tick-based simulator and model checker for durable agent work."""
 
 
+#: what click raises for a group called with no command (click 8.2 and later)
+_NO_ARGS: type[Exception] = getattr(click.exceptions, "NoArgsIsHelpError", type("_Never", (Exception,), {}))
+
+
 def main(argv: list[str] | None = None) -> int:
     try:
         result = cli.main(args=argv, prog_name="sim", standalone_mode=False)
     except click.exceptions.Exit as exc:
         return exc.exit_code
+    except _NO_ARGS:  # a bare `sim` (or `sim GROUP`): the help, as `sim --help` prints it
+        click.echo(cli.get_help(click.Context(cli, info_name="sim")))
+        return 0
     except click.ClickException as exc:
         return _error(_click_message(exc))
     except click.Abort:

@@ -226,6 +226,7 @@ class Computed(Payload):
     also: list[Also] | None = None  # other sections it read (reads=next-section...)
     wrong: bool = False  # the summary is wrong in content, right in form
     code: int | None = None  # the code version it ran under, when not the first
+    retry: int | None = None  # the engine's nth re-delivery of the step (the knob `retries`)
 
     def extras(self) -> str:
         out = []
@@ -237,6 +238,8 @@ class Computed(Payload):
             out.append("WRONG summary, right in form")
         if self.code is not None:
             out.append(f"code v{self.code}")
+        if self.retry is not None:
+            out.append(f"the engine's retry {self.retry}, its result not kept")
         return f" ({'; '.join(out)})" if out else ""
 
     def narrate(self, who: str) -> str:
@@ -267,6 +270,21 @@ class Fenced(Payload):
 
     def phrase(self, versions: Versions) -> str:
         return "is fenced and stops"
+
+
+@dataclass(frozen=True, slots=True)
+class Adopted(Payload):
+    """Beyond the article's model (the knob `fenced_end`): a fenced worker returns the
+    owner's recorded outcome instead of stopping with nothing."""
+
+    owner: int  # the attempt whose outcome it returns
+    digest: str  # the digest whose announcement that attempt confirmed
+
+    def narrate(self, who: str) -> str:
+        return f"{who}, fenced, returns #{self.owner}'s result: the announcement of {self.digest}"
+
+    def phrase(self, versions: Versions) -> str:
+        return f"returns #{self.owner}'s result ({self.digest})"
 
 
 @dataclass(frozen=True, slots=True)
@@ -642,6 +660,7 @@ EVENT_KINDS: dict[Kind, EventKind] = {
         EventKind(Kind.REPLAY_FAILED, (ReplayFailed,)),
         EventKind(Kind.CONTROLLER_DOWN, (ControllerDown,), subject="controller"),
         EventKind(Kind.CONTROLLER_UP, (ControllerUp,), subject="controller"),
+        EventKind(Kind.ADOPTED, (Adopted,)),
     )
 }
 

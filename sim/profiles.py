@@ -171,10 +171,12 @@ PROFILES: tuple[Profile, ...] = (
             Claim(PER_STEP, "each step's output is recorded in the system database and not run again "
                   "on recovery", DBOS_DOCS),
             Claim("fencing=on", "the workflow row names its executor and a step write from another one is "
-                  "refused (owner equality rather than a token order; the fenced worker then waits for "
-                  "the owner's result instead of stopping)", f"{DBOS_DOCS}; conformance run"),
+                  "refused (owner equality rather than a token order)", f"{DBOS_DOCS}; conformance run"),
             Claim("fencing_by=owner", "the check is equality with the executor recorded on the workflow "
                   "row, not an order of tokens", f"{DBOS_DOCS}; conformance run"),
+            Claim("fenced_end=adopts", "a fenced execution does not fail: it waits for the workflow's "
+                  "recorded result and returns it (a workflow id's result is the one its owner recorded)",
+                  f"{DBOS_DOCS}; conformance run"),
             REFERENCE, NO_KEY, LATEST,
         ),
         runnable=True,

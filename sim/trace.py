@@ -44,6 +44,7 @@ class Kind(Enum):
     REPLAY_FAILED = "replay-failed"  # a strict replay met a record of other code (the knob `replay`)
     CONTROLLER_DOWN = "controller-down"  # the controller crashes (beyond it: `sim.faults.restart`)
     CONTROLLER_UP = "controller-up"  # and restarts, with what survived on storage
+    ADOPTED = "adopted"  # a fenced worker returns the owner's result (beyond it: `fenced_end`)
 
 
 class Event(NamedTuple):

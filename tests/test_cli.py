@@ -168,6 +168,13 @@ def test_version_prints_the_installed_version(capsys: pytest.CaptureFixture[str]
     assert code == 0 and out == f"sim {version('sim')}\n"
 
 
+def test_a_bare_sim_prints_its_help_not_an_error(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run_cli(capsys)
+    assert code == 0 and err == ""
+    assert out.startswith("Usage: sim [OPTIONS] COMMAND") and "\nCommands:\n" in out
+    assert out == (run_cli(capsys, "--help")[1])
+
+
 def test_scenarios_check_runs_every_named_scenario(capsys: pytest.CaptureFixture[str]) -> None:
     from sim.scenario import names
 

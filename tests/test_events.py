@@ -64,10 +64,10 @@ def test_every_sweep_run_has_its_declared_fields_and_reads() -> None:
             assert describe(e) and brief(e, trace)[1]
     # the sweep logs every kind of the article's model, and a write of every store; the kinds
     # beyond it (a storage loss, delayed heartbeats, a forgotten key, a retraction, a snapshot
-    # mutation, a code change, a strict replay's error, a controller restart) are logged by
-    # their scenarios (above)
+    # mutation, a code change, a strict replay's error, a controller restart, a fenced worker
+    # returning the owner's result) are logged by their scenarios (above)
     beyond = {Kind.LOST, Kind.UNHEARD, Kind.EXPIRED, Kind.RETRACTED, Kind.MUTATED, Kind.CODE_CHANGED,
-              Kind.REPLAY_FAILED, Kind.CONTROLLER_DOWN, Kind.CONTROLLER_UP}
+              Kind.REPLAY_FAILED, Kind.CONTROLLER_DOWN, Kind.CONTROLLER_UP, Kind.ADOPTED}
     assert seen == {shape for kind in EVENT_KINDS.values() if kind.kind not in beyond for shape in kind.shapes}
     scenario_shapes = {type(read(e)) for name in scenarios.names() for e in run_scenario(load_scenario(name, ()))[0].events}
     assert {shape for k in beyond for shape in EVENT_KINDS[k].shapes} <= scenario_shapes

@@ -149,7 +149,57 @@ def test_fencing_by_owner_agrees_with_fencing_by_token_while_epochs_are_never_re
         assert owner == token, switches.label()
 
 
-@pytest.mark.parametrize("knob", ["zombie=from-memory", "fencing_scope=step", "fencing_by=owner"])
+def test_a_fenced_worker_that_adopts_returns_the_first_outcome_and_changes_nothing_else() -> None:
+    from sim.run import run_scenario
+    from sim.scenario import load
+    from sim.trace import Kind
+
+    article, article_outcome = run_scenario(load("main"))
+    adopts, outcome = run_scenario(load("fenced-adopts"))
+    # fenced at t8 as in the article; it returns #3's confirmed announcement at t14, when #3 is done
+    assert [e.tick for e in events_of(adopts, Kind.FENCED, 1)] == [8]
+    assert [(e.tick, e.detail) for e in events_of(adopts, Kind.ADOPTED)] == [(14, {"owner": 3, "digest": "d2"})]
+    assert [e.tick for e in events_of(adopts, Kind.DONE, 3)] == [14]
+    # nothing else differs: the same events but the adoption, the same outcome
+    assert [e for e in adopts.events if e.kind is not Kind.ADOPTED] == list(article.events)
+    assert outcome == article_outcome
+    # one fenced after the outcome is recorded returns it at once (sim conform's DBOS zombie)
+    late, _ = run_scenario(load("conform-zombie").with_switches({"fenced_end": "adopts"}))
+    fenced, adopted = events_of(late, Kind.FENCED, 1), events_of(late, Kind.ADOPTED, 1)
+    assert [e.tick for e in fenced] == [e.tick for e in adopted] == [11]
+    assert adopted[0].detail["owner"] == 2
+    # fencing off: nobody is fenced, nobody adopts
+    off, _ = run_scenario(load("main").with_switches({"fencing": "off", "fenced_end": "adopts"}))
+    assert events_of(off, Kind.ADOPTED) == []
+
+
+def test_retries_cost_one_model_call_per_step_timeout_passed_while_paused_and_at_most_n() -> None:
+    from sim.run import run_scenario
+    from sim.scenario import load
+    from sim.trace import Kind
+
+    article, article_outcome = run_scenario(load("main"))
+    retried, outcome = run_scenario(load("step-retries"))
+    # paused inside s3's call from t3 to t8 with a 2-tick timeout: two re-deliveries, run at the wake
+    redone = [e for e in events_of(retried, Kind.COMPUTED, 1) if e.detail.get("retry")]
+    assert [(e.tick, e.detail["step"], e.detail["retry"]) for e in redone] == [(8, 3, 1), (8, 3, 2)]
+    assert outcome.model_calls == article_outcome.model_calls + 2
+    assert outcome.broken == article_outcome.broken == ()
+    # at most N: one retry allowed, one run
+    capped, _ = run_scenario(load("main").with_switches({"retries": "1"}))
+    assert len([e for e in events_of(capped, Kind.COMPUTED, 1) if e.detail.get("retry")]) == 1
+    # a longer pause, more timeouts: conform-zombie pauses #1 from t3 to t11 (four timeouts)
+    longer, _ = run_scenario(load("conform-zombie").with_switches({"retries": "9"}))
+    assert len([e for e in events_of(longer, Kind.COMPUTED, 1) if e.detail.get("retry")]) == 4
+    # a crashed worker never runs them; a worker paused outside a model call has none
+    crashed, _ = run_scenario(load("main").with_switches({"retries": "9", "silent": "crashed"}))
+    assert [e for e in events_of(crashed, Kind.COMPUTED) if e.detail.get("retry")] == []
+    posting, _ = run_scenario(load("paused-inside-effect").with_switches({"retries": "9"}))
+    assert [e for e in events_of(posting, Kind.COMPUTED) if e.detail.get("retry")] == []
+
+
+@pytest.mark.parametrize("knob", ["zombie=from-memory", "fencing_scope=step", "fencing_by=owner", "fenced_end=adopts",
+                                  "retries=2"])
 def test_check_under_an_engine_knob_agrees_with_the_enumerator(knob: str) -> None:
     from sim import enumerator
     from sim.check import CheckBound, check, configurations

@@ -1,8 +1,12 @@
-"""The README's examples run: every TOML scenario in it passes `sim trace FILE --check`."""
+"""The README's examples run: every TOML scenario in it passes `sim trace FILE --check`, and
+every `sim` command it shows runs as written (a doc test: the README cannot drift from the tool)."""
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -24,3 +28,78 @@ def test_each_toml_example_in_the_readme_checks(text: str, tmp_path: Path, capsy
     code = main(["trace", str(path), "--check", "--no-color"])
     out, err = capsys.readouterr()
     assert code == 0, out[-600:] + err
+
+
+# -- every shell command of the README runs ---------------------------------------------------
+#: a command line of a code block, or a command in backticks in the prose
+SIM = r"(?:\.venv/bin/)?sim(?=[ `]|$)(?: [^`\n#]*)?"
+#: words that stand for something the reader fills in (a synopsis, not a command)
+PLACEHOLDER = re.compile(r"\b(?:NAME|FILE|ENGINE|A B|N|S|K|T|DIR|SET|ADDRESS)\b|\[|\\\||\.\.\.")
+
+
+def readme_commands() -> list[str]:
+    """Every `sim` command the README shows, in order, once each: the lines of its code blocks
+    that start with `sim` (their comments cut off) and every `sim ...` in backticks in the
+    prose, less synopses with placeholders (`sim trace NAME|FILE`, `sim explore [--seed S]`)."""
+    found: list[str] = []
+    for block in re.findall(r"```\w*\n(.*?)```", README, re.DOTALL):
+        found += [m.group(0) for m in (re.match(SIM, line) for line in block.splitlines()) if m]
+    found += re.findall(rf"`({SIM})`", README)
+    commands = [" ".join(c.split()) for c in found]
+    return list(dict.fromkeys(c for c in commands if not PLACEHOLDER.search(c)))
+
+
+#: commands whose exit code is not 0, and why (docs: exit 1 is "a check failed")
+EXIT = {
+    "sim check --faults all": 1,  # with every fault kind, two properties break (README: "Beyond")
+    "sim check --faults all -k 1 -t 12": 1,  # the same two, by one fault each
+    # a command named in the prose without what it needs: one line saying what is missing
+    "sim trace": 2,
+    "sim conform": 2,
+}
+#: commands that take more than a few seconds on the project's 2-core machine (measured
+#: under load 2-5): run with `pytest -m slow`
+SLOW = {
+    "sim check": "28 s",
+    "sim check --faults all": "170 s",
+    "sim check --max-faults 2 --protections each": "95-117 s",
+    "sim check -k 3 -t 12 -p each -j 2": "about 21 min",
+    "sim check -k 3 -t 12 -p each": "about 21 min",
+    "sim explore": "10,000 schedules, about 30 s",
+    "sim explore --faults all": "about 35 s",
+    "sim explore --faults all --seed 1": "about 35 s",
+    "sim explore --faults all --seed 1 --set retention=2": "about 160 s",
+    ".venv/bin/sim conform langgraph": "about 30 s",
+    ".venv/bin/sim conform --all --out reports": "about 50 s",
+    "sim conform langgraph": "about 30 s",
+}
+#: what a command reads on stdin (the step mode quits at once)
+STDIN = {"sim trace main --step": "q\n"}
+COMMANDS = readme_commands()
+
+
+def test_the_readme_commands_are_found_and_every_exception_names_one_of_them() -> None:
+    assert "sim trace main" in COMMANDS and "sim sweep" in COMMANDS and "sim --version" in COMMANDS
+    assert set(EXIT) <= set(COMMANDS) and set(SLOW) <= set(COMMANDS) and set(STDIN) <= set(COMMANDS)
+
+
+@pytest.mark.parametrize(
+    "command", [pytest.param(c, marks=pytest.mark.slow) if c in SLOW else c for c in COMMANDS]
+)
+def test_each_readme_command_runs_as_written(command: str, tmp_path: Path) -> None:
+    """Each command as a new user types it, in a fresh folder (so `--out reports` writes
+    there), with the README's scenario example as `my-scenario.toml`."""
+    (tmp_path / "my-scenario.toml").write_text(TOML[0], encoding="utf-8")
+    words = command.split()
+    sim = str(Path(sys.executable).parent / "sim")
+    env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "100"}
+    done = subprocess.run(
+        [sim, *words[1:]], cwd=tmp_path, env=env, input=STDIN.get(command, ""), capture_output=True, text=True,
+        timeout=3600,
+    )
+    assert done.returncode == EXIT.get(command, 0), f"{command}: {done.stderr[-800:] or done.stdout[-800:]}"
+    assert "Traceback" not in done.stderr
+    if done.returncode == 2:
+        assert done.stdout == "" and done.stderr.count("\n") == 1 and done.stderr.startswith("sim: error: ")
+    else:
+        assert done.stdout.strip(), f"{command} printed nothing"

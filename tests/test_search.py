@@ -136,9 +136,10 @@ class Recording(Search):
      # the default run, tests/test_outside.py and tests/test_profiles.py)
      *[pytest.param(v, marks=pytest.mark.slow) for v in (
          {"fencing": "off", "zombie": "from-memory"}, {"checkpoints": "end-only", "fencing_scope": "step"},
-         {"retention": "2"}, {"receiver": "none", "compensate": "yes"})]],
+         {"retention": "2"}, {"receiver": "none", "compensate": "yes"}, {"fenced_end": "adopts"},
+         {"retries": "3"})]],
     ids=["all-on", "fencing-off", "pins-off", "end-only-weak", "zombie-from-memory", "step-fencing", "retention-2",
-         "receiver-none-compensated"],
+         "receiver-none-compensated", "fenced-adopts", "retries-3"],
 )
 def test_merged_states_have_the_same_future_up_to_renaming(values: dict[str, str]) -> None:
     config = Config("x", Switches().with_values(values))

@@ -4,12 +4,13 @@ Each engine names its profile (`sim.profiles`: the settings it gives by itself, 
 for each claim); the prediction is `sim`'s run of a conformance scenario under those settings,
 less the post key and the acceptance rule, which the harness's application decides.
 
-Each engine's `uncaptured` names the behaviours the model cannot express (of issue 14's four,
-a zombie running on from memory and fencing per step are knobs now, `zombie` and
-`fencing_scope`, which the profiles set; a fenced worker adopting the owner's result, retries
-inside one attempt, and replay on resume, which this harness found, are not; nor are the
-behaviours of a stopped Temporal worker this harness found), and which (fault, figure) rows
-each one explains.
+Each engine's `uncaptured` names the behaviours the model cannot express, and which (fault,
+figure) rows each one explains. Issue 14's four engine behaviours are knobs now, which the
+profiles set where the engine's documentation or a conformance run supports it: a zombie
+running on from memory (`zombie`), fencing per step (`fencing_scope`), fencing by owner
+equality and a fenced worker adopting the owner's result (`fencing_by`, `fenced_end`), and
+retries inside one attempt (`retries`). Replay on resume, which this harness found, is not;
+nor are the behaviours of a stopped Temporal worker it found.
 
 An engine with a `server` (Temporal) has one started for each fault, in the fault's run
 folder, before any worker (sim/conform/server_temporal.py); those engines are left out of the
@@ -40,11 +41,6 @@ class Behaviour:
     text: str
 
 
-ADOPTS_OWNER = Behaviour(
-    "adopts the owner's result",
-    "fencing by owner equality, and a fenced worker that adopts the owner's result: it waits for "
-    "the owner's recorded outcome and returns it instead of stopping",
-)
 REPLAY_ON_RESUME = Behaviour(
     "replay on resume",
     "a successor that resumes after acceptance replays the workflow from the engine's record, "
@@ -61,7 +57,9 @@ HANDED_TO_STOPPED = Behaviour(
     "the workflow task timeout) and goes again to a worker; when continued, the stopped worker runs "
     "the activity attempts it was handed (spending their model calls) and replays the workflow tasks "
     "(restoring steps the other worker computed), and the server refuses every result. The model's "
-    "worker fenced per step gets no further step",
+    "worker fenced per step gets no further step; its knob `retries` re-delivers a step to the paused "
+    "worker a fixed number of times, where Temporal matches each attempt to whichever open poll it "
+    "meets, the stopped worker's or the other's, so the count varies from run to run (0 to 3 seen)",
 )
 LATE_RESULT_REFUSED = Behaviour(
     "late result refused",
@@ -73,7 +71,8 @@ ONE_RESULT = Behaviour(
     "the workflow's one result",
     "the process that started the workflow waits for the workflow's result, which the server records "
     "once: the fenced worker's process returns the result the workflow reached on the other worker, "
-    "where the model's fenced attempt stops",
+    "where the model's fenced attempt stops (the knob `fenced_end=adopts` expresses this; the "
+    "`temporal` profile does not set it)",
 )
 
 
@@ -168,7 +167,6 @@ ENGINES: dict[str, Engine] = {
         store="dbos.sqlite",
         recorded="SELECT COUNT(*) FROM operation_outputs WHERE workflow_uuid = ?",
         uncaptured={
-            ("zombie", "zombie's end"): ADOPTS_OWNER,
             ("lost-answer", "steps restored"): REPLAY_ON_RESUME,
             ("lost-answer-keyless", "steps restored"): REPLAY_ON_RESUME,
         },

@@ -98,6 +98,15 @@ FAULTS: tuple[Fault, ...] = (
 )  # fmt: skip
 
 #: the figures each fault reports, in order
+#: the zombie's end in the model (attempt #1's last ending event) as the report words it
+ZOMBIE_END = {
+    Kind.FENCED: "stops",
+    Kind.STOPPED: "stops",
+    Kind.DONE: "runs on to its own result",
+    Kind.ADOPTED: "returns the owner's result",  # fenced_end=adopts
+}
+ENDS = tuple(ZOMBIE_END)
+
 FIGURES = (
     "model calls by execution",
     "model calls",
@@ -366,8 +375,8 @@ def from_model(trace: Trace, result: Outcome, zombie: bool) -> Observed:
     zombie_write = "landed" if result.stale_writes_applied else "rejected" if result.stale_writes_rejected else "none"
     zombie_end = None
     if zombie:
-        ends = [e.kind for e in trace.events if e.attempt == 1 and e.kind in (Kind.FENCED, Kind.STOPPED, Kind.DONE)]
-        zombie_end = "runs on to its own result" if ends and ends[-1] is Kind.DONE else "stops"
+        ends = [e.kind for e in trace.events if e.attempt == 1 and e.kind in ENDS]
+        zombie_end = ZOMBIE_END[ends[-1]] if ends else "stops"
     return Observed(
         calls_by_execution=result.model_calls_by_attempt,
         restored=result.steps_restored,

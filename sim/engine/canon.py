@@ -37,6 +37,8 @@ dropped, and why it cannot matter:
   no longer changes what the controller counts from (`rules.heard`). While the outage
   still counts, a running attempt's silence is kept uncapped (the controller was not there
   to suspect it at the limit, and the restarted one counts from its own tick).
+- beyond it, with `retries` set: a silence is kept uncapped too, since a paused worker runs
+  one re-delivery per step timeout passed, however long it was silent.
 
 Beyond the article's model (docs/outside.md, cases 5, 6 and 8) it also keeps the code
 version in force and each live attempt's, the sections whose bytes changed under their hash,
@@ -90,6 +92,8 @@ def canonical(state: State) -> Canonical:
             limit, stamp = UNCAPPED, ~t  # `attempt`'s memo tells the two forms apart by the stamp
         else:
             outage = None
+    if s.setup.retries:  # beyond it: how long a paused worker has been silent sets its retries
+        limit, stamp = UNCAPPED, ~t
     return (
         s.content, s.epoch, lc is None, la is None, order, readable(s),
         shared(s.candidates, s.versions, candidates), shared(s.acceptances, s.versions, acceptances),

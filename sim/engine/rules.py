@@ -363,9 +363,11 @@ def program(d: Draft, w: Worker, t: int) -> int | None:
     if w.status is Status.REFUSED or w.status is Status.FENCED:
         return None
     if w.silent_since is not None:  # waking from a pause
-        w.silent_since = None
+        since, w.silent_since = w.silent_since, None
         d.log(t, Kind.WOKE, w.n, {})
         held, w.held = w.held, None
+        if d.setup.retries and held is not None and held[0] == "compute":
+            redo(d, w, t, held[1], min(d.setup.retries, (t - since) // d.setup.heartbeat_limit))
         if d.setup.step_fencing and fenced_out(d, w):  # its held result is discarded
             fence(d, w, t)
             return None
@@ -513,6 +515,15 @@ def compute(d: Draft, w: Worker, t: int, i: int) -> Part:
     return part
 
 
+def redo(d: Draft, w: Worker, t: int, part: Part | None, deliveries: int) -> None:
+    """Beyond the article's model (the knob `retries`): the step deliveries the engine sent
+    while the worker was paused inside a model call, one each time the step timeout (the
+    heartbeat limit) passed; it runs each now, a model call each, and keeps the held one."""
+    assert part is not None
+    for k in range(1, deliveries + 1):
+        d.log(t, Kind.COMPUTED, w.n, {"step": w.step + 1, "result": part.result, "content": part.content, "retry": k})
+
+
 def stop(d: Draft, w: Worker, t: int) -> None:
     """Its candidate was refused: it stops."""
     w.status = Status.REFUSED
@@ -526,6 +537,10 @@ def fence(d: Draft, w: Worker, t: int) -> None:
     w.status = Status.FENCED
     w.ended = t
     d.log(t, Kind.FENCED, w.n, {})
+    if d.setup.adopts:  # beyond the article's model: it returns the outcome once there is one
+        owner = next((a for a in d.attempts if a.status is Status.DONE), None)
+        if owner is not None:
+            d.log(t, Kind.ADOPTED, w.n, {"owner": owner.n, "digest": owner.candidate})
 
 
 def post(d: Draft, w: Worker, t: int) -> int | None:
@@ -535,9 +550,7 @@ def post(d: Draft, w: Worker, t: int) -> int | None:
     if w.inherited is not None and effect_of(d.effects, digest) == "confirmed":
         # reconcile finds the announcement confirmed (a stale poster finished it, fencing
         # off): nothing is left to do, and nothing is sent (docs/model.md §5.4)
-        w.status = Status.DONE
-        w.ended = t
-        d.log(t, Kind.DONE, w.n, {"digest": digest})
+        done(d, w, t, digest)
         return None
     # Every poster records its intent first, so a stale token is fenced before the send;
     # only a successor finishing an inherited announcement resends under the intent its
@@ -575,10 +588,22 @@ def deliver(d: Draft, w: Worker, t: int, death: PostPoint | None = None) -> int 
     if not write_effect(d, t, w, digest, "confirmed"):
         fence(d, w, t)
         return None
+    done(d, w, t, digest)
+    return None
+
+
+def done(d: Draft, w: Worker, t: int, digest: str) -> None:
+    """The announcement is confirmed: the attempt is done. With fenced_end=adopts (beyond the
+    article's model) the first attempt done is the run's outcome, which every attempt fenced
+    so far returns now (one fenced later returns it at once: `fence`)."""
+    first = d.setup.adopts and not any(a.status is Status.DONE for a in d.attempts)
     w.status = Status.DONE
     w.ended = t
     d.log(t, Kind.DONE, w.n, {"digest": digest})
-    return None
+    if first:
+        for a in d.attempts:
+            if a.status is Status.FENCED:
+                d.log(t, Kind.ADOPTED, a.n, {"owner": w.n, "digest": digest})
 
 
 def post_key(d: Draft, w: Worker, digest: str) -> str | None:

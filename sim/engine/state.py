@@ -138,6 +138,8 @@ class Setup:
     rereads: bool = True  # zombie=rereads: the journal is looked up before every step
     step_fencing: bool = False  # fencing_scope=step: a replaced worker gets no further step
     owner_fencing: bool = False  # fencing_by=owner: stores compare the writer with the owner
+    adopts: bool = False  # fenced_end=adopts: a fenced worker returns the owner's result
+    retries: int = 0  # retries=N: a step re-delivered to a worker paused inside it, at most N times
     # knobs beyond the article's model (docs/outside.md); the defaults are the article's
     reads_next: bool = False  # a step also reads the next section (reads != declared)
     reads_keyed: bool = False  # ... and its journal key names it (reads=next-section-keyed)
@@ -211,6 +213,8 @@ def initial_state(switches: Switches, schedule: Schedule) -> State:
         rereads=switches.knob("zombie") == "rereads",
         step_fencing=switches.knob("fencing_scope") == "step",
         owner_fencing=switches.knob("fencing_by") == "owner",
+        adopts=switches.knob("fenced_end") == "adopts",
+        retries=KNOBS["retries"].number(switches.knob("retries")) or 0,
         reads_next=switches.knob("reads") != "declared",
         reads_keyed=switches.knob("reads") == "next-section-keyed",
         figures=switches.knob("assessor") == "figures",

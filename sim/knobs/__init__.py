@@ -11,6 +11,8 @@ from sim.knobs import (  # noqa: F401  (each module registers its knob)
     zombie,  # an engine behaviour: a woken worker runs on from memory
     fencing_scope,  # an engine behaviour: fencing per step
     fencing_by,  # an engine behaviour: fencing by owner equality
+    fenced_end,  # an engine behaviour: a fenced worker adopts the owner's result
+    retries,  # an engine behaviour: a step re-delivered within its attempt
 )
 
 __all__ = ["KNOBS", "Knob", "Knobs", "register"]

@@ -55,6 +55,8 @@ LEGEND: dict[str, tuple[str, str, str, str]] = {
     "died": ("Attempts", "died", "died", "dies while posting"),
     "done": ("Attempts", "done", "done", "announcement confirmed"),
     "replay-failed": ("Attempts", "err", "rejected", "non-determinism error: stuck"),
+    "step-retry": ("Attempts", "s2r", "stale", "runs a step the engine re-delivered (result not kept)"),
+    "adopted": ("Attempts", "=#2", "done", "fenced, returns the owner's result"),
     "controller-down": ("Controller", "down", "died", "the controller crashes"),
     "controller-off": ("Controller", "…", "silent", "the controller is down: nothing assessed, suspected or admitted"),
     "controller-up": ("Controller", "up", "admitted", "the controller restarts"),
@@ -305,10 +307,14 @@ class _Lifeline:
         if e.kind is Kind.COMPUTED:
             if d.get("wrong"):  # beyond the article's model: a wrong summary
                 marks.append((Mark(f"s{d['step']}*", work, "step-wrong"), index))
+            elif d.get("retry"):  # beyond it: a step the engine re-delivered (`retries`)
+                marks.append((Mark(f"s{d['step']}r", "stale", "step-retry"), index))
             else:
                 marks.append((Mark(f"s{d['step']}", work, "step"), index))
         elif e.kind is Kind.WRITE and d["record"] == "candidate" and d["applied"]:
             marks.append((Mark("asm", work, "assemble"), index))
+        elif e.kind is Kind.ADOPTED:  # beyond it: a fenced worker returns the owner's result
+            marks.append((Mark(f"=#{d['owner']}", "done", "adopted"), index))
         elif e.kind is Kind.SILENT:
             self.silent = True
             _fall_silent(marks, index)
