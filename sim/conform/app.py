@@ -314,18 +314,10 @@ class TemporalDigest:
         return {"digest": digest["id"], "accepted_by": verdict["by"], "post": answer}
 
 
-def run_temporal(app: App, resume: bool) -> Any:
-    """A Temporal worker process: one worker on the task queue hosting the workflow and its
-    activities; w1 also starts the workflow, and each execution waits for the workflow's
-    result (the client's `result()`, which the server holds)."""
-    import asyncio
-    from concurrent.futures import ThreadPoolExecutor
-    from datetime import timedelta
-
-    from temporalio import activity, workflow
-    from temporalio.client import Client
-    from temporalio.common import RetryPolicy
-    from temporalio.worker import UnsandboxedWorkflowRunner, Worker
+def temporal_activities(app: App) -> list[Any]:
+    """The four activity types, each a step body of `App`; an activity held at a barrier
+    heartbeats every 0.5 s while it waits (`App.waiting`)."""
+    from temporalio import activity
 
     last_beat = [0.0]
 
@@ -353,14 +345,30 @@ def run_temporal(app: App, resume: bool) -> Any:
     def post(digest: dict[str, Any]) -> dict[str, Any]:
         return app.post(digest)
 
-    options: dict[str, Any] = {
+    return [summarise, assemble, accept, post]
+
+
+def run_temporal(app: App, resume: bool) -> Any:
+    """A Temporal worker process: one worker on the task queue hosting the workflow and its
+    activities; w1 also starts the workflow, and each execution waits for the workflow's
+    result (the client's `result()`, which the server holds)."""
+    import asyncio
+    from concurrent.futures import ThreadPoolExecutor
+    from datetime import timedelta
+
+    from temporalio import workflow
+    from temporalio.client import Client
+    from temporalio.common import RetryPolicy
+    from temporalio.worker import UnsandboxedWorkflowRunner, Worker
+
+    TemporalDigest.app = app
+    TemporalDigest.options = {
         "start_to_close_timeout": timedelta(seconds=TEMPORAL_START_TO_CLOSE),
         "heartbeat_timeout": timedelta(seconds=TEMPORAL_HEARTBEAT),
         "retry_policy": RetryPolicy(initial_interval=timedelta(seconds=TEMPORAL_RETRY["initial"]),
                                     backoff_coefficient=TEMPORAL_RETRY["backoff"],
                                     maximum_attempts=int(TEMPORAL_RETRY["attempts"])),
     }  # fmt: skip
-    TemporalDigest.app, TemporalDigest.options = app, options
     workflow.run(TemporalDigest.run)
     workflow.defn(name="digest")(TemporalDigest)
 
@@ -370,7 +378,7 @@ def run_temporal(app: App, resume: bool) -> Any:
         with ThreadPoolExecutor(max_workers=4) as executor:
             worker = Worker(
                 client, task_queue=TEMPORAL_QUEUE, workflows=[TemporalDigest],
-                activities=[summarise, assemble, accept, post], activity_executor=executor,
+                activities=temporal_activities(app), activity_executor=executor,
                 workflow_runner=UnsandboxedWorkflowRunner(),  # the body records `got` rows
                 sticky_queue_schedule_to_start_timeout=timedelta(seconds=TEMPORAL_STICKY),
             )  # fmt: skip

