@@ -1,4 +1,5 @@
-"""Hypothesis profiles for the property tests, and CI's demand that the browser test ran.
+"""Hypothesis profiles for the property tests, the markers left out of the default run
+(`slow`, `servers`), and CI's demand that the browser test ran.
 
 - `default`: a modest example count, so the whole default test run stays well under a minute.
 - `thorough`: 20x the examples, for long runs: `HYPOTHESIS_PROFILE=thorough pytest`.
@@ -37,13 +38,16 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Tests marked `slow` run only when asked for (`pytest -m slow`)."""
-    if "slow" in str(config.getoption("markexpr", "")):
-        return
-    skip = pytest.mark.skip(reason="slow: run with -m slow")
-    for item in items:
-        if "slow" in item.keywords:
-            item.add_marker(skip)
+    """Tests marked `slow` run only when asked for (`pytest -m slow`); so do tests marked
+    `servers` (`pytest -m servers`: an engine server, installed by the second documented command)."""
+    markexpr = str(config.getoption("markexpr", ""))
+    for marker in ("slow", "servers"):
+        if marker in markexpr:
+            continue
+        skip = pytest.mark.skip(reason=f"{marker}: run with -m {marker}")
+        for item in items:
+            if marker in item.keywords:
+                item.add_marker(skip)
 
 
 @pytest.fixture

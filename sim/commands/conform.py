@@ -16,7 +16,8 @@ from sim.limits import MAX_WORKERS
 
 @click.command()
 @click.argument("engine", required=False, type=click.Choice(list(ENGINES)))
-@click.option("--all", "every", is_flag=True, help="Run every engine built (langgraph, dbos).")
+@click.option("--all", "every", is_flag=True,
+              help=f"Run every engine built ({', '.join(ENGINES)}); each must be installed.")  # fmt: skip
 @click.option("--fault", "faults", multiple=True, type=click.Choice([f.name for f in FAULTS]),
               help="Run only this fault (repeatable; default: all five).")  # fmt: skip
 @click.option("-j", "--jobs", type=click.IntRange(1, MAX_WORKERS), default=1, show_default=True,
@@ -32,7 +33,7 @@ def conform(
     changed; show each observed figure beside sim's prediction. Exit 1 on a mismatch that is
     not a behaviour the model is known not to capture."""
     if every == (engine is not None):
-        raise click.UsageError("name one engine (langgraph, dbos) or give --all")
+        raise click.UsageError(f"name one engine ({', '.join(ENGINES)}) or give --all")
     names = list(ENGINES) if every else [engine or ""]
     for name in names:
         require(ENGINES[name])

@@ -5,7 +5,7 @@ barriers the harness signals at.
 This file is also the worker process: `python PATH/TO/app.py ENGINE WORKDIR EXECUTION MODE
 KEYED` runs (or resumes) the workflow on a real engine (`main`, below). It imports nothing of
 `sim` (a worker starts without the simulator's imports) and imports an engine only inside the
-function that runs it. ENGINE is langgraph or dbos; EXECUTION labels the process in the
+function that runs it. ENGINE is langgraph, dbos or temporal; EXECUTION labels the process in the
 harness's records (w1, w2, ...); MODE is `start` (begin the workflow) or `resume` (recover it
 from the engine's store, as a restarted worker does); KEYED is 1 when the post carries the key
 workflow id + step id. The workflow: s1..s4 (one model call each), assemble the digest, accept
@@ -20,7 +20,9 @@ The work folder holds:
   `accepted` (one row per acceptance), `ended` (each execution's return value);
 - `feed.port`: the loopback port of the feed process (sim/conform/feed.py);
 - `plan.json`: the barriers: {execution: point}; at that point the worker writes
-  `held-EXECUTION` and waits for `go-EXECUTION`.
+  `held-EXECUTION` and waits for `go-EXECUTION`;
+- `temporal.address` (Temporal only): host:port of the run's Temporal dev server
+  (sim/conform/server_temporal.py).
 """
 
 from __future__ import annotations
@@ -112,6 +114,9 @@ class App:
         self.keyed = keyed
         plan = workdir / "plan.json"
         self.plan: dict[str, str] = json.loads(plan.read_text()) if plan.exists() else {}
+        #: called on each poll while the execution is held at a barrier (Temporal: the held
+        #: activity heartbeats, so that the server knows its worker is alive while it waits)
+        self.waiting: Any = None
 
     # -- barriers -----------------------------------------------------------------------
     def point(self, name: str) -> None:
@@ -125,6 +130,8 @@ class App:
         tmp.rename(held)
         go = self.workdir / f"go-{self.execution}"
         while not go.exists():
+            if self.waiting is not None:
+                self.waiting()
             time.sleep(POLL)
 
     # -- the steps' bodies --------------------------------------------------------------
@@ -258,7 +265,136 @@ def run_dbos(app: App, resume: bool) -> Any:
         DBOS.destroy()
 
 
-RUNNERS = {"langgraph": run_langgraph, "dbos": run_dbos}
+#: Temporal: the task queue both workers poll, and each activity's options. The heartbeat
+#: timeout decides how soon the server gives up on an activity attempt whose worker was killed
+#: or stopped (it sends no heartbeat) and schedules the next attempt, which the other worker
+#: polls; an activity held at a barrier heartbeats (`App.waiting`), so only a worker that is
+#: gone or stopped misses it. The activities themselves take milliseconds: the margin is for a
+#: loaded machine. start-to-close is only a guard.
+TEMPORAL_QUEUE = "conform"
+TEMPORAL_HEARTBEAT = 5.0
+TEMPORAL_START_TO_CLOSE = 120.0
+#: a retry 0.5 s after an attempt failed or timed out, with no limit on attempts (Temporal's
+#: default has none either): a stopped worker's open polls can be handed several attempts of
+#: one activity, each of which times out (the harness's deadline is the guard)
+TEMPORAL_RETRY = {"initial": 0.5, "backoff": 1.0, "attempts": 0}
+#: the workflow task timeout: how long the server waits for a worker that took a workflow task
+#: (Temporal's default is 10 s); a stopped worker's open poll can be handed one
+TEMPORAL_TASK = 5.0
+#: the sticky queue's schedule-to-start timeout: how soon a workflow task meant for a worker
+#: that is gone moves to the task queue, where the other worker takes it (Temporal's default is 10 s)
+TEMPORAL_STICKY = 1.0
+
+
+class TemporalDigest:
+    """The workflow on Temporal (`run_temporal` makes it one, with the SDK's decorators, in the
+    worker process: the SDK wants a class it can name at module level). Its body runs in
+    workflow tasks, replayed from the workflow's history on whichever worker takes the task."""
+
+    app: App
+    options: dict[str, Any]
+    #: the steps whose result this process's workflow body has recorded in `got` (a workflow
+    #: task may replay the body from the history more than once in one process)
+    recorded: set[str] = set()
+
+    async def run(self, report: str) -> dict[str, Any]:
+        from temporalio import workflow
+
+        app, options = self.app, self.options
+        parts = []
+        for n in range(1, SECTIONS + 1):
+            part = await workflow.execute_activity("summarise", n, **options)
+            if part["step"] not in self.recorded:
+                self.recorded.add(part["step"])
+                app.got(part)
+            parts.append(part)
+        digest = await workflow.execute_activity("assemble", parts, **options)
+        verdict = await workflow.execute_activity("accept", digest, **options)
+        answer = await workflow.execute_activity("post", digest, **options)
+        return {"digest": digest["id"], "accepted_by": verdict["by"], "post": answer}
+
+
+def temporal_activities(app: App) -> list[Any]:
+    """The four activity types, each a step body of `App`; an activity held at a barrier
+    heartbeats every 0.5 s while it waits (`App.waiting`)."""
+    from temporalio import activity
+
+    last_beat = [0.0]
+
+    def heartbeat() -> None:
+        now = time.monotonic()
+        if now - last_beat[0] >= 0.5:
+            last_beat[0] = now
+            activity.heartbeat()
+
+    app.waiting = heartbeat
+
+    @activity.defn(name="summarise")
+    def summarise(n: int) -> dict[str, Any]:
+        return app.summarise(n)
+
+    @activity.defn(name="assemble")
+    def assemble(parts: list[dict[str, Any]]) -> dict[str, Any]:
+        return app.assemble(parts)
+
+    @activity.defn(name="accept")
+    def accept(digest: dict[str, Any]) -> dict[str, Any]:
+        return app.accept(digest)
+
+    @activity.defn(name="post")
+    def post(digest: dict[str, Any]) -> dict[str, Any]:
+        return app.post(digest)
+
+    return [summarise, assemble, accept, post]
+
+
+def run_temporal(app: App, resume: bool) -> Any:
+    """A Temporal worker process: one worker on the task queue hosting the workflow and its
+    activities; w1 also starts the workflow, and each execution waits for the workflow's
+    result (the client's `result()`, which the server holds)."""
+    import asyncio
+    from concurrent.futures import ThreadPoolExecutor
+    from datetime import timedelta
+
+    from temporalio import workflow
+    from temporalio.client import Client
+    from temporalio.common import RetryPolicy
+    from temporalio.worker import UnsandboxedWorkflowRunner, Worker
+
+    TemporalDigest.app = app
+    TemporalDigest.options = {
+        "start_to_close_timeout": timedelta(seconds=TEMPORAL_START_TO_CLOSE),
+        "heartbeat_timeout": timedelta(seconds=TEMPORAL_HEARTBEAT),
+        "retry_policy": RetryPolicy(initial_interval=timedelta(seconds=TEMPORAL_RETRY["initial"]),
+                                    backoff_coefficient=TEMPORAL_RETRY["backoff"],
+                                    maximum_attempts=int(TEMPORAL_RETRY["attempts"])),
+    }  # fmt: skip
+    workflow.run(TemporalDigest.run)
+    workflow.defn(name="digest")(TemporalDigest)
+
+    async def serve() -> Any:
+        address = (app.workdir / "temporal.address").read_text().strip()
+        client = await Client.connect(address, identity=f"{app.execution}@{os.getpid()}")
+        with ThreadPoolExecutor(max_workers=4) as executor:
+            worker = Worker(
+                client, task_queue=TEMPORAL_QUEUE, workflows=[TemporalDigest],
+                activities=temporal_activities(app), activity_executor=executor,
+                workflow_runner=UnsandboxedWorkflowRunner(),  # the body records `got` rows
+                sticky_queue_schedule_to_start_timeout=timedelta(seconds=TEMPORAL_STICKY),
+            )  # fmt: skip
+            async with worker:
+                if resume:
+                    handle = client.get_workflow_handle(WORKFLOW_ID)
+                else:
+                    handle = await client.start_workflow("digest", str(app.workdir / "report"),
+                                                         id=WORKFLOW_ID, task_queue=TEMPORAL_QUEUE,
+                                                         task_timeout=timedelta(seconds=TEMPORAL_TASK))  # fmt: skip
+                return await handle.result()
+
+    return asyncio.run(serve())
+
+
+RUNNERS = {"langgraph": run_langgraph, "dbos": run_dbos, "temporal": run_temporal}
 
 
 def main(argv: list[str]) -> int:

