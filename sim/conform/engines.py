@@ -59,6 +59,9 @@ class Engine:
     recorded: str = ""
     #: (fault, figure) -> the behaviour the model does not capture that explains a difference
     uncaptured: dict[tuple[str, str], Behaviour] = field(default_factory=dict)
+    #: the module that runs the engine's server for each fault (sim/conform/server_restate.py
+    #: says what it offers), or "" for an engine that runs inside its workers
+    server: str = ""
 
     @property
     def switches(self) -> dict[str, str]:
@@ -123,7 +126,29 @@ ENGINES: dict[str, Engine] = {
             ("lost-answer-keyless", "steps restored"): REPLAY_ON_RESUME,
         },
     ),
+    "restate": Engine(
+        name="restate",
+        title="Restate workflow, ctx.run steps, restate-server (one node, per fault)",
+        module="restate",
+        distributions=("restate-sdk", "hypercorn"),
+        profile="restate",
+        reasons=(
+            "fencing=on, fencing_scope=step: the server owns the invocation's journal and drives one "
+            "attempt at a time; when it aborts an attempt (a worker that went silent past the "
+            "inactivity and abort timeouts) the worker's stream is gone, and a ctx.run result it "
+            "proposes afterwards is not journaled: it gets no further step",
+            "pins=off: a ctx.run result is found by its position in the journal, not by its input's "
+            "content; the report is read by reference",
+            "checkpoints=per-step: each ctx.run result is journaled by the server before the "
+            "workflow goes on",
+        ),
+        server="sim.conform.server_restate",
+        uncaptured={
+            ("lost-answer", "steps restored"): REPLAY_ON_RESUME,
+            ("lost-answer-keyless", "steps restored"): REPLAY_ON_RESUME,
+        },
+    ),
 }
 
 #: engines issue 14 names that this harness does not run yet (they need servers)
-NOT_BUILT = ("temporal", "restate")
+NOT_BUILT = ("temporal",)
