@@ -37,13 +37,17 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Tests marked `slow` run only when asked for (`pytest -m slow`)."""
-    if "slow" in str(config.getoption("markexpr", "")):
-        return
-    skip = pytest.mark.skip(reason="slow: run with -m slow")
-    for item in items:
-        if "slow" in item.keywords:
-            item.add_marker(skip)
+    """Tests marked `slow` run only when asked for (`pytest -m slow`); so do tests marked
+    `servers`, which need an engine server installed (`pytest -m servers`)."""
+    markexpr = str(config.getoption("markexpr", ""))
+    for marker, reason in (("slow", "slow: run with -m slow"),
+                           ("servers", "needs an engine server: run with -m servers")):  # fmt: skip
+        if marker in markexpr:
+            continue
+        skip = pytest.mark.skip(reason=reason)
+        for item in items:
+            if marker in item.keywords:
+                item.add_marker(skip)
 
 
 @pytest.fixture

@@ -28,6 +28,9 @@ from conftest import children_of, processes
 
 ROOT = Path(__file__).resolve().parent.parent
 COMMITTED = ROOT / "reports"
+#: the engines that run inside their workers; an engine with a server (Restate) has its own
+#: test module, marked `servers` (tests/test_conform_restate.py)
+SERVERLESS = [name for name, engine in ENGINES.items() if not engine.server]
 
 
 def live(pids: list[int]) -> list[int]:
@@ -38,12 +41,12 @@ def live(pids: list[int]) -> list[int]:
 @pytest.fixture(scope="module")
 def runs() -> Iterator[dict[str, tuple[dict[str, Any], list[int]]]]:
     """engine -> (its `sim conform` document, the pid of every process the harness started)."""
-    for engine in ENGINES.values():
+    for engine in (ENGINES[name] for name in SERVERLESS):
         if not harness.installed(engine):
             pytest.skip(f"{engine.name} is not installed: {engine.install}")
     before = children_of(os.getpid())
     out = {}
-    for name in ENGINES:
+    for name in SERVERLESS:
         pids: list[int] = []
         doc = conform(name, jobs=2, on_start=lambda started: pids.extend(p for p in started if p not in pids))
         out[name] = (doc, pids)
@@ -52,7 +55,7 @@ def runs() -> Iterator[dict[str, tuple[dict[str, Any], list[int]]]]:
     yield out
 
 
-@pytest.mark.parametrize("engine", list(ENGINES))
+@pytest.mark.parametrize("engine", SERVERLESS)
 def test_every_figure_matches_the_model_or_names_what_it_does_not_capture(
     runs: dict[str, tuple[dict[str, Any], list[int]]], engine: str
 ) -> None:
@@ -68,7 +71,7 @@ def test_every_figure_matches_the_model_or_names_what_it_does_not_capture(
     assert doc["ok"]
 
 
-@pytest.mark.parametrize("engine", list(ENGINES))
+@pytest.mark.parametrize("engine", SERVERLESS)
 def test_the_key_is_what_stops_the_second_post(runs: dict[str, tuple[dict[str, Any], list[int]]], engine: str) -> None:
     """Both lost-answer runs resend after the kill; only the keyed one is recognised by the feed."""
     doc, _ = runs[engine]
@@ -76,7 +79,7 @@ def test_the_key_is_what_stops_the_second_post(runs: dict[str, tuple[dict[str, A
     assert int(posts["lost-answer-keyless"]) == int(posts["lost-answer"]) + 1
 
 
-@pytest.mark.parametrize("engine", list(ENGINES))
+@pytest.mark.parametrize("engine", SERVERLESS)
 def test_every_process_the_harness_started_is_gone(runs: dict[str, tuple[dict[str, Any], list[int]]], engine: str) -> None:
     _, pids = runs[engine]
     # per fault: the feed and two workers
@@ -110,7 +113,7 @@ def test_committed_reports_hold_what_a_fresh_run_measures(runs: dict[str, tuple[
     without any behaviour changing); the reports name the versions they were written with."""
     committed = json.loads((COMMITTED / "conformance.json").read_text(encoding="utf-8"))
     versions = {doc["engine"]: doc["versions"] for doc in committed["engines"]}
-    fresh = [{**runs[name][0], "versions": versions.get(name, {})} for name in ENGINES]
+    fresh = [{**runs[name][0], "versions": versions.get(name, {})} for name in SERVERLESS]
     regenerate = "run `sim conform --all --out reports` to regenerate it"
     assert report_json(fresh) == (COMMITTED / "conformance.json").read_text(encoding="utf-8"), f"reports/conformance.json is stale; {regenerate}"
     assert markdown(fresh) == (COMMITTED / "conformance.md").read_text(encoding="utf-8"), f"reports/conformance.md is stale; {regenerate}"

@@ -336,7 +336,7 @@ def run_restate(app: App, resume: bool) -> Any:
         config.bind = [f"127.0.0.1:{port}"]
         config.graceful_timeout = 0.5
         stop = asyncio.Event()
-        server = asyncio.ensure_future(serve(restate.app([digest_workflow]), config, shutdown_trigger=stop.wait))  # type: ignore[arg-type]
+        server = asyncio.ensure_future(serve(restate.app([digest_workflow]), config, shutdown_trigger=stop.wait))
         while not listening():
             if server.done():
                 server.result()  # the endpoint failed to start: raise its error
