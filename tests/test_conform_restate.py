@@ -14,6 +14,8 @@ harness started, each fault's restate-server included, is gone afterwards (by pi
 from __future__ import annotations
 
 import os
+import signal
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -21,7 +23,7 @@ from typing import Any
 import pytest
 
 from sim.cli import main
-from sim.conform import harness, server_restate
+from sim.conform import app, harness, server_restate
 from sim.conform.engines import ENGINES
 from sim.conform.harness import FAULTS, conform
 from conftest import children_of, processes
@@ -106,6 +108,46 @@ def test_a_failed_run_kills_its_processes_a_stopped_one_and_the_server_included(
     with pytest.raises(harness.ConformError, match="made to fail"):
         harness.observe(RESTATE, zombie, tmp_path, on_start=lambda started: pids.extend(started))
     assert len(set(pids)) == 4 and live(sorted(set(pids))) == []
+
+
+@pytest.mark.servers
+def test_a_takeover_after_the_servers_retries_shows_retries_inside_one_attempt(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The experiment of docs/conform.md: the zombie fault with the deployment pointed at w2
+    only once the server has retried the invocation twice at the stopped w1's address. The
+    retries queue at w1; continued, w1 runs each one, making s3's model call again, and each
+    run is cut (the server had closed its stream): nothing of it is journaled, one post. Only
+    the model-call rows differ from the prediction (retries inside one attempt)."""
+    require_installed()
+    real_takeover, real_kill = server_restate.takeover, os.kill
+    held: dict[str, Any] = {}
+    monkeypatch.setattr(server_restate, "takeover", lambda workdir, procs: held.update(workdir=workdir, procs=procs))
+
+    def retries(workdir: Path) -> int:
+        rows = server_restate.query(workdir, "SELECT retry_count AS n FROM sys_invocation "
+                                             "WHERE target_service_name = 'digest'")  # fmt: skip
+        return int(rows[0]["n"] or 0) if rows else 0
+
+    def kill(pid: int, sig: int) -> None:
+        real_kill(pid, sig)
+        if sig == signal.SIGSTOP:  # the takeover comes late: after two retries at w1's address
+            deadline = time.monotonic() + harness.DEADLINE
+            while retries(held["workdir"]) < 2:
+                assert time.monotonic() < deadline, "the server did not retry the stopped w1's invocation"
+                time.sleep(0.1)
+            real_takeover(held["workdir"], held["procs"])
+
+    monkeypatch.setattr(os, "kill", kill)
+    zombie = next(f for f in FAULTS if f.name == "zombie")
+    observed = harness.observe(RESTATE, zombie, tmp_path)
+    calls = [step for (step,) in app.rows(tmp_path, "SELECT step FROM calls WHERE execution = 'w1' ORDER BY seq")]
+    cut = app.rows(tmp_path, "SELECT step, COUNT(*) FROM cut WHERE execution = 'w1' GROUP BY step")
+    assert calls[:3] == ["s1", "s2", "s3"] and len(calls) >= 4 and set(calls[3:]) == {"s3"}
+    assert cut == [("s3", len(calls) - 2)]  # the first run and each queued retry
+    assert observed.calls_by_execution[1] == 2 and observed.zombie_write == "none" and observed.posts == 1
+    rows = harness.compare(RESTATE, zombie, observed, harness.predict(RESTATE, zombie))
+    assert {r["figure"] for r in rows if r["verdict"] != "match"} == {"model calls by execution", "model calls"}
 
 
 def test_a_missing_server_is_bad_input_naming_the_npm_command(
