@@ -268,7 +268,8 @@ def run_dbos(app: App, resume: bool) -> Any:
 
 def run_restate(app: App, resume: bool) -> Any:
     """A Restate worker: this process serves the workflow `digest` (key `q3-report`) as a
-    service endpoint (hypercorn, HTTP/2) on its port of `restate.json`; the server
+    service endpoint (hypercorn, HTTP/2) on a free loopback port the OS picks for it, which it
+    writes to `port-EXECUTION` once it listens; the server
     (sim/conform/server_restate.py) sends it the invocation's attempts and journals each
     ctx.run result. w1 registers the endpoint as the deployment and submits the workflow; w2
     (the restarted worker: the harness has pointed the deployment at its port) only serves.
@@ -283,7 +284,12 @@ def run_restate(app: App, resume: bool) -> Any:
     from hypercorn.config import Config
 
     where = json.loads((app.workdir / "restate.json").read_text())
-    port = int(where["ports"][app.execution])
+    # the endpoint's socket, bound here to a port the OS picks (no window in which another
+    # process could take a port chosen in advance), handed to hypercorn by its descriptor
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    listener.bind(("127.0.0.1", 0))
+    port = int(listener.getsockname()[1])
     service, key = WORKFLOW_ID.split("/")
     digest_workflow = restate.Workflow(service)
 
@@ -331,9 +337,14 @@ def run_restate(app: App, resume: bool) -> Any:
         except OSError:
             return False
 
+    def announce() -> None:
+        tmp = app.workdir / f"port-{app.execution}.tmp"
+        tmp.write_text(str(port))
+        tmp.rename(app.workdir / f"port-{app.execution}")
+
     async def serve_until_done() -> Any:
         config = Config()
-        config.bind = [f"127.0.0.1:{port}"]
+        config.bind = [f"fd://{listener.fileno()}"]
         config.graceful_timeout = 0.5
         stop = asyncio.Event()
         server = asyncio.ensure_future(serve(restate.app([digest_workflow]), config, shutdown_trigger=stop.wait))
@@ -341,6 +352,7 @@ def run_restate(app: App, resume: bool) -> Any:
             if server.done():
                 server.result()  # the endpoint failed to start: raise its error
             await asyncio.sleep(POLL)
+        announce()
         submitted = app.workdir / "submitted"
         if not resume:
             await asyncio.to_thread(call, f"{where['admin']}/deployments", {"uri": f"http://127.0.0.1:{port}/"}, "POST")

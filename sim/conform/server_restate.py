@@ -14,13 +14,16 @@ server is started through the harness's `Processes`, so it is killed by its pid 
 other process of the run, whatever happens.
 
 The workers (sim/conform/app.py) read `restate.json` in the run folder: the server's ingress
-and admin addresses and each worker's port. w1 registers its endpoint as the deployment
+and admin addresses (each worker picks its own port and writes it to `port-EXECUTION`). w1 registers its endpoint as the deployment
 (`POST /deployments`) and submits the workflow; the harness's takeover, at w1's barrier and
 before the signal, points that deployment at w2's port (`PATCH /deployments/{id}`, the Admin
 API's update of a deployment's address; there is no PUT), so every later attempt of the
 invocation goes to w2, and none to the killed or stopped w1.
 
-This module imports nothing of an engine and nothing of `sim` but the harness's types.
+This module imports no engine (the SDK is the workers'), and the harness only inside its
+functions (the harness imports this module by name: `Engine.server`). It offers the harness
+`missing`, `versions`, `start`, `takeover` and `recorded`, and two generic helpers,
+`free_port` and `listening`.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from __future__ import annotations
 import json
 import os
 import platform
+import random
 import shutil
 import socket
 import time
@@ -104,11 +108,34 @@ abort-timeout = "2s"
 
 # -- generic helpers: a free loopback port, a port that answers ------------------------------
 def free_port() -> int:
-    """A TCP port on 127.0.0.1 that nothing listens on now (the OS picks it)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
+    """A TCP port on 127.0.0.1 that nothing uses now, for a server that binds it a moment later.
+
+    It is picked at random below the kernel's ephemeral range (`ip_local_port_range`), where
+    no outgoing connection takes its port in the meantime (the harness makes many), and
+    checked by binding it; where that range is unknown, the OS picks one."""
+    low = ephemeral_low()
+    for _ in range(200):
+        port = random.randrange(FIRST_PORT, low) if low > FIRST_PORT + 1000 else 0
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+            try:
+                sock.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            chosen: int = sock.getsockname()[1]
+            return chosen
+    raise OSError("no free loopback port")
+
+
+#: the lowest port `free_port` picks (above the ports services commonly use)
+FIRST_PORT = 20000
+
+
+def ephemeral_low() -> int:
+    """The lowest port of the kernel's ephemeral range (0 where it cannot be read)."""
+    try:
+        return int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 0
 
 
 def listening(port: int) -> bool:
@@ -180,7 +207,7 @@ def version() -> str:
 
 # -- one server per fault -------------------------------------------------------------------
 def info(workdir: Path) -> dict[str, Any]:
-    """The run's `restate.json`: the server's addresses and each worker's port."""
+    """The run's `restate.json`: the server's ingress and admin addresses."""
     loaded: dict[str, Any] = json.loads((workdir / "restate.json").read_text())
     return loaded
 
@@ -193,7 +220,7 @@ def start(workdir: Path, procs: Processes) -> None:
     found = binary()
     if found is None:
         raise ConformError(missing() or "")
-    ports = {name: free_port() for name in ("node", "admin", "ingress", "w1", "w2")}
+    ports = {name: free_port() for name in ("node", "admin", "ingress")}
     home = workdir / "restate"
     home.mkdir()
     config = home / "restate.toml"
@@ -212,7 +239,7 @@ def start(workdir: Path, procs: Processes) -> None:
         if time.monotonic() > deadline:
             raise ConformError(f"restate-server was not ready within {START_DEADLINE:.0f} s")
         time.sleep(POLL)
-    document = {"admin": admin, "ingress": ingress, "ports": {"w1": ports["w1"], "w2": ports["w2"]}}
+    document = {"admin": admin, "ingress": ingress}
     tmp = workdir / "restate.json.tmp"
     tmp.write_text(json.dumps(document))
     tmp.rename(workdir / "restate.json")
@@ -233,8 +260,9 @@ def takeover(workdir: Path, procs: Processes) -> None:
     from sim.conform.harness import ConformError, wait_until
 
     where = info(workdir)
-    port = int(where["ports"]["w2"])
-    wait_until("w2's endpoint", lambda: listening(port), procs, ("w2", "restate"))
+    announced = workdir / "port-w2"  # written by w2 once it listens (sim/conform/app.py)
+    wait_until("w2's endpoint", announced.exists, procs, ("w2", "restate"))
+    port = int(announced.read_text())
     deployments = request(f"{where['admin']}/deployments")["deployments"]
     if len(deployments) != 1:
         raise ConformError(f"restate: expected the one deployment w1 registered, found {len(deployments)}")
