@@ -269,29 +269,30 @@ def run_dbos(app: App, resume: bool) -> Any:
 def run_restate(app: App, resume: bool) -> Any:
     """A Restate worker: this process serves the workflow `digest` (key `q3-report`) as a
     service endpoint (hypercorn, HTTP/2) on a free loopback port the OS picks for it, which it
-    writes to `port-EXECUTION` once it listens; the server
-    (sim/conform/server_restate.py) sends it the invocation's attempts and journals each
-    ctx.run result. w1 registers the endpoint as the deployment and submits the workflow; w2
-    (the restarted worker: the harness has pointed the deployment at its port) only serves.
-    Either one then waits for the workflow's result at the ingress and stops serving. The
-    workflow body records its own end (`ended`) as it returns, in whichever execution ran it to
-    its end: a process that merely waited for the result records nothing."""
+    writes to `port-EXECUTION` once it listens; the server (sim/conform/server_restate.py)
+    sends it the invocation's attempts and journals each ctx.run result. w1 registers the
+    endpoint as the deployment and submits the workflow; w2 (the restarted worker: the harness
+    points the deployment at it) only serves. Either one then waits for the workflow's result
+    at the ingress and stops serving. The workflow body records its own end (`ended`) as it
+    returns, in whichever execution ran it to its end: a process that merely waited for the
+    result records nothing."""
     import asyncio
     import socket
 
-    import restate
-    from hypercorn.asyncio import serve
-    from hypercorn.config import Config
-
-    where = json.loads((app.workdir / "restate.json").read_text())
     # the endpoint's socket, bound here to a port the OS picks (no window in which another
     # process could take a port chosen in advance), handed to hypercorn by its descriptor
     listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     listener.bind(("127.0.0.1", 0))
-    port = int(listener.getsockname()[1])
-    service, key = WORKFLOW_ID.split("/")
-    digest_workflow = restate.Workflow(service)
+    return asyncio.run(serve_restate(app, restate_workflow(app), listener, resume))
+
+
+def restate_workflow(app: App) -> Any:
+    """The workflow `digest` on Restate: each step one `ctx.run`, whose result the server
+    journals before the body goes on."""
+    import restate
+
+    digest_workflow = restate.Workflow(WORKFLOW_ID.split("/")[0])
 
     async def run(ctx: restate.WorkflowContext, report: str) -> dict[str, Any]:
         step = ""
@@ -321,52 +322,66 @@ def run_restate(app: App, resume: bool) -> Any:
     # postponed strings (`restate` is imported in this function only)
     run.__annotations__ = {"ctx": restate.WorkflowContext, "report": str, "return": dict}
     digest_workflow.main()(run)
+    return digest_workflow
 
-    def call(url: str, body: Any = None, method: str = "GET") -> Any:
-        data = None if body is None else json.dumps(body).encode()
-        request = urllib.request.Request(url, data=data, method=method,
-                                         headers={"Content-Type": "application/json", "Accept": "application/json"})  # fmt: skip
-        with LOOPBACK.open(request, timeout=600) as response:
-            raw = response.read()
-        return json.loads(raw) if raw else None
 
-    def listening() -> bool:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=1):
-                return True
-        except OSError:
-            return False
+async def serve_restate(app: App, workflow: Any, listener: Any, resume: bool) -> Any:
+    """Serve `workflow` on `listener` until the workflow has a result (w1 first registers the
+    endpoint and submits the workflow; a standby waits until it is submitted); its result."""
+    import asyncio
 
-    def announce() -> None:
-        tmp = app.workdir / f"port-{app.execution}.tmp"
-        tmp.write_text(str(port))
-        tmp.rename(app.workdir / f"port-{app.execution}")
+    import restate
+    from hypercorn.asyncio import serve
+    from hypercorn.config import Config
 
-    async def serve_until_done() -> Any:
-        config = Config()
-        config.bind = [f"fd://{listener.fileno()}"]
-        config.graceful_timeout = 0.5
-        stop = asyncio.Event()
-        server = asyncio.ensure_future(serve(restate.app([digest_workflow]), config, shutdown_trigger=stop.wait))
-        while not listening():
-            if server.done():
-                server.result()  # the endpoint failed to start: raise its error
-            await asyncio.sleep(POLL)
-        announce()
-        submitted = app.workdir / "submitted"
-        if not resume:
-            await asyncio.to_thread(call, f"{where['admin']}/deployments", {"uri": f"http://127.0.0.1:{port}/"}, "POST")
-            await asyncio.to_thread(call, f"{where['ingress']}/{service}/{key}/run/send", str(app.workdir / "report"), "POST")
-            submitted.touch()
-        while not submitted.exists():  # a standby worker waits until the workflow exists
-            await asyncio.sleep(POLL)
-        # the workflow's result, whoever computes it
-        result = await asyncio.to_thread(call, f"{where['ingress']}/restate/workflow/{service}/{key}/attach")
-        stop.set()
-        await server
-        return result
+    where = json.loads((app.workdir / "restate.json").read_text())
+    port = int(listener.getsockname()[1])
+    service, key = WORKFLOW_ID.split("/")
+    config = Config()
+    config.bind = [f"fd://{listener.fileno()}"]
+    config.graceful_timeout = 0.5
+    stop = asyncio.Event()
+    server = asyncio.ensure_future(serve(restate.app([workflow]), config, shutdown_trigger=stop.wait))
+    while not listening(port):
+        if server.done():
+            server.result()  # the endpoint failed to start: raise its error
+        await asyncio.sleep(POLL)
+    tmp = app.workdir / f"port-{app.execution}.tmp"
+    tmp.write_text(str(port))
+    tmp.rename(app.workdir / f"port-{app.execution}")
+    submitted = app.workdir / "submitted"
+    if not resume:
+        await asyncio.to_thread(call, f"{where['admin']}/deployments", {"uri": f"http://127.0.0.1:{port}/"}, "POST")
+        await asyncio.to_thread(call, f"{where['ingress']}/{service}/{key}/run/send", str(app.workdir / "report"), "POST")
+        submitted.touch()
+    while not submitted.exists():  # a standby worker waits until the workflow exists
+        await asyncio.sleep(POLL)
+    # the workflow's result, whoever computes it
+    result = await asyncio.to_thread(call, f"{where['ingress']}/restate/workflow/{service}/{key}/attach")
+    stop.set()
+    await server
+    return result
 
-    return asyncio.run(serve_until_done())
+
+def call(url: str, body: Any = None, method: str = "GET") -> Any:
+    """One JSON request on the loopback interface; its JSON answer (None for an empty one)."""
+    data = None if body is None else json.dumps(body).encode()
+    request = urllib.request.Request(url, data=data, method=method,
+                                     headers={"Content-Type": "application/json", "Accept": "application/json"})  # fmt: skip
+    with LOOPBACK.open(request, timeout=600) as response:
+        raw = response.read()
+    return json.loads(raw) if raw else None
+
+
+def listening(port: int) -> bool:
+    """Something accepts TCP connections on 127.0.0.1:port."""
+    import socket
+
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=1):
+            return True
+    except OSError:
+        return False
 
 
 RUNNERS = {"langgraph": run_langgraph, "dbos": run_dbos, "restate": run_restate}
