@@ -5,7 +5,7 @@ barriers the harness signals at.
 This file is also the worker process: `python PATH/TO/app.py ENGINE WORKDIR EXECUTION MODE
 KEYED` runs (or resumes) the workflow on a real engine (`main`, below). It imports nothing of
 `sim` (a worker starts without the simulator's imports) and imports an engine only inside the
-function that runs it. ENGINE is langgraph, dbos or temporal; EXECUTION labels the process in the
+function that runs it. ENGINE is langgraph, dbos, temporal or restate; EXECUTION labels the process in the
 harness's records (w1, w2, ...); MODE is `start` (begin the workflow) or `resume` (recover it
 from the engine's store, as a restarted worker does); KEYED is 1 when the post carries the key
 workflow id + step id. The workflow: s1..s4 (one model call each), assemble the digest, accept
@@ -17,7 +17,9 @@ The work folder holds:
 - `store.sqlite`: the harness's own records, outside the engine: `calls` (one row per model
   call: which execution, which step, the section text it read), `got` (one row per section
   result a workflow body obtained: which execution, which step, who computed it),
-  `accepted` (one row per acceptance), `ended` (each execution's return value);
+  `accepted` (one row per acceptance), `ended` (each execution's return value), `cut` (an
+  execution whose run the engine closed while it awaited a step: Restate's server closing
+  the attempt's stream);
 - `feed.port`: the loopback port of the feed process (sim/conform/feed.py);
 - `plan.json`: the barriers: {execution: point}; at that point the worker writes
   `held-EXECUTION` and waits for `go-EXECUTION`;
@@ -60,6 +62,7 @@ CREATE TABLE IF NOT EXISTS calls (seq INTEGER PRIMARY KEY AUTOINCREMENT, executi
 CREATE TABLE IF NOT EXISTS got (seq INTEGER PRIMARY KEY AUTOINCREMENT, execution TEXT, step TEXT, computed_by TEXT);
 CREATE TABLE IF NOT EXISTS accepted (seq INTEGER PRIMARY KEY AUTOINCREMENT, execution TEXT, digest TEXT, revenue TEXT);
 CREATE TABLE IF NOT EXISTS ended (seq INTEGER PRIMARY KEY AUTOINCREMENT, execution TEXT, result TEXT);
+CREATE TABLE IF NOT EXISTS cut (seq INTEGER PRIMARY KEY AUTOINCREMENT, execution TEXT, step TEXT, why TEXT);
 """
 
 
@@ -173,6 +176,11 @@ class App:
             answer: dict[str, Any] = json.loads(response.read())
         self.point("after-post")
         return answer
+
+    def cut(self, step: str, why: str) -> None:
+        """The engine closed this execution's run of the workflow while it awaited `step`: the
+        step's result, if this execution computed it, was never written to the engine's store."""
+        record(self.workdir, "INSERT INTO cut (execution, step, why) VALUES (?, ?, ?)", self.execution, step, why)
 
     def ended(self, result: Any) -> None:
         record(self.workdir, "INSERT INTO ended (execution, result) VALUES (?, ?)",
@@ -394,7 +402,129 @@ def run_temporal(app: App, resume: bool) -> Any:
     return asyncio.run(serve())
 
 
-RUNNERS = {"langgraph": run_langgraph, "dbos": run_dbos, "temporal": run_temporal}
+
+
+def run_restate(app: App, resume: bool) -> Any:
+    """A Restate worker: this process serves the workflow `digest` (key `q3-report`) as a
+    service endpoint (hypercorn, HTTP/2) on a free loopback port the OS picks for it, which it
+    writes to `port-EXECUTION` once it listens; the server (sim/conform/server_restate.py)
+    sends it the invocation's attempts and journals each ctx.run result. w1 registers the
+    endpoint as the deployment and submits the workflow; w2 (the restarted worker: the harness
+    points the deployment at it) only serves. Either one then waits for the workflow's result
+    at the ingress and stops serving. The workflow body records its own end (`ended`) as it
+    returns, in whichever execution ran it to its end: a process that merely waited for the
+    result records nothing."""
+    import asyncio
+    import socket
+
+    # the endpoint's socket, bound here to a port the OS picks (no window in which another
+    # process could take a port chosen in advance), handed to hypercorn by its descriptor
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    listener.bind(("127.0.0.1", 0))
+    return asyncio.run(serve_restate(app, restate_workflow(app), listener, resume))
+
+
+def restate_workflow(app: App) -> Any:
+    """The workflow `digest` on Restate: each step one `ctx.run`, whose result the server
+    journals before the body goes on."""
+    import restate
+
+    digest_workflow = restate.Workflow(WORKFLOW_ID.split("/")[0])
+
+    async def run(ctx: restate.WorkflowContext, report: str) -> dict[str, Any]:
+        step = ""
+        try:
+            parts = []
+            for n in range(1, SECTIONS + 1):
+                step = f"s{n}"
+                part = await ctx.run_typed(step, app.summarise, restate.RunOptions(), n)
+                app.got(part)
+                parts.append(part)
+            step = "assemble"
+            digest = await ctx.run_typed(step, app.assemble, restate.RunOptions(), parts)
+            step = "accept"
+            verdict = await ctx.run_typed(step, app.accept, restate.RunOptions(), digest)
+            step = "post"
+            answer = await ctx.run_typed(step, app.post, restate.RunOptions(), digest)
+        except BaseException as error:
+            # the SDK ends the body when the server has closed this attempt's stream
+            # (DisconnectedException): the step being awaited was never journaled from here
+            app.cut(step, type(error).__name__)
+            raise
+        result = {"digest": digest["id"], "accepted_by": verdict["by"], "post": answer}
+        app.ended(result)
+        return result
+
+    # the SDK reads the handler's types from its annotations: give it objects, not this module's
+    # postponed strings (`restate` is imported in this function only)
+    run.__annotations__ = {"ctx": restate.WorkflowContext, "report": str, "return": dict}
+    digest_workflow.main()(run)
+    return digest_workflow
+
+
+async def serve_restate(app: App, workflow: Any, listener: Any, resume: bool) -> Any:
+    """Serve `workflow` on `listener` until the workflow has a result (w1 first registers the
+    endpoint and submits the workflow; a standby waits until it is submitted); its result."""
+    import asyncio
+
+    import restate
+    from hypercorn.asyncio import serve
+    from hypercorn.config import Config
+
+    where = json.loads((app.workdir / "restate.json").read_text())
+    port = int(listener.getsockname()[1])
+    service, key = WORKFLOW_ID.split("/")
+    config = Config()
+    config.bind = [f"fd://{listener.fileno()}"]
+    config.graceful_timeout = 0.5
+    stop = asyncio.Event()
+    server = asyncio.ensure_future(serve(restate.app([workflow]), config, shutdown_trigger=stop.wait))
+    while not listening(port):
+        if server.done():
+            server.result()  # the endpoint failed to start: raise its error
+        await asyncio.sleep(POLL)
+    tmp = app.workdir / f"port-{app.execution}.tmp"
+    tmp.write_text(str(port))
+    tmp.rename(app.workdir / f"port-{app.execution}")
+    submitted = app.workdir / "submitted"
+    if not resume:
+        await asyncio.to_thread(call, f"{where['admin']}/deployments", {"uri": f"http://127.0.0.1:{port}/"}, "POST")
+        await asyncio.to_thread(call, f"{where['ingress']}/{service}/{key}/run/send", str(app.workdir / "report"), "POST")
+        submitted.touch()
+    while not submitted.exists():  # a standby worker waits until the workflow exists
+        await asyncio.sleep(POLL)
+    # the workflow's result, whoever computes it
+    result = await asyncio.to_thread(call, f"{where['ingress']}/restate/workflow/{service}/{key}/attach")
+    stop.set()
+    await server
+    return result
+
+
+def call(url: str, body: Any = None, method: str = "GET") -> Any:
+    """One JSON request on the loopback interface; its JSON answer (None for an empty one)."""
+    data = None if body is None else json.dumps(body).encode()
+    request = urllib.request.Request(url, data=data, method=method,
+                                     headers={"Content-Type": "application/json", "Accept": "application/json"})  # fmt: skip
+    with LOOPBACK.open(request, timeout=600) as response:
+        raw = response.read()
+    return json.loads(raw) if raw else None
+
+
+def listening(port: int) -> bool:
+    """Something accepts TCP connections on 127.0.0.1:port."""
+    import socket
+
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=1):
+            return True
+    except OSError:
+        return False
+
+
+RUNNERS = {"langgraph": run_langgraph, "dbos": run_dbos, "temporal": run_temporal, "restate": run_restate}
+#: the engines whose workflow body records its own end (the process only waits for a result)
+ENDS_IN_WORKFLOW = ("restate",)
 
 
 def main(argv: list[str]) -> int:
@@ -402,7 +532,8 @@ def main(argv: list[str]) -> int:
     logging.basicConfig(level=logging.WARNING)
     app = App(Path(workdir), execution, keyed == "1")
     result = RUNNERS[engine](app, mode == "resume")
-    app.ended(result)
+    if engine not in ENDS_IN_WORKFLOW:
+        app.ended(result)
     return 0
 
 

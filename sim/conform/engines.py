@@ -22,12 +22,8 @@ is a mismatch (exit 1). A listed row whose figures agree is reported as a match.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 
-from sim.conform import server_temporal
-from sim.conform.server_temporal import Processes
 
 # -- the behaviours the model does not capture ------------------------------------------------
 @dataclass(frozen=True, slots=True)
@@ -74,17 +70,6 @@ ONE_RESULT = Behaviour(
 
 
 @dataclass(frozen=True, slots=True)
-class Server:
-    """An engine's server, started for each fault in its run folder, before any worker."""
-
-    #: start it as one of the run's processes and wait until it serves; it writes its address
-    #: into the run folder for the workers
-    start: Callable[[Path, Processes], None]
-    #: one line naming what is missing to start it (and how to install it), or None
-    missing: Callable[[], str | None]
-
-
-@dataclass(frozen=True, slots=True)
 class Engine:
     name: str
     #: what `sim conform` prints as the engine
@@ -103,8 +88,13 @@ class Engine:
     recorded: str = ""
     #: (fault, figure) -> the behaviour the model does not capture that explains a difference
     uncaptured: dict[tuple[str, str], Behaviour] = field(default_factory=dict)
-    #: the engine's server, if it needs one (none runs in the default test run)
-    server: Server | None = None
+    #: the module that runs the engine's server for each fault, or "" for an engine that runs
+    #: inside its workers. It offers `missing()` (why it cannot run, or None) and `start(workdir,
+    #: procs)`; optionally `versions()` (of a server that is not a Python distribution),
+    #: `recorded(workdir)` (the step results the server holds: the barrier waits on it) and
+    #: `takeover(workdir, procs)` (a server that sends every attempt to one deployment address:
+    #: the restarted worker stands by and the server is pointed at it before the signal)
+    server: str = ""
 
     @property
     def switches(self) -> dict[str, str]:
@@ -193,13 +183,35 @@ ENGINES: dict[str, Engine] = {
             ("lost-answer", "steps restored"): REPLAY_ON_RESUME,
             ("lost-answer-keyless", "steps restored"): REPLAY_ON_RESUME,
         },
-        server=Server(start=server_temporal.start, missing=server_temporal.missing),
+        server="sim.conform.server_temporal",
+    ),
+    "restate": Engine(
+        name="restate",
+        title="Restate workflow, ctx.run steps, restate-server (one node, per fault)",
+        module="restate",
+        distributions=("restate-sdk", "hypercorn"),
+        profile="restate",
+        reasons=(
+            "fencing=on, fencing_scope=step: the server owns the invocation's journal and drives one "
+            "attempt at a time; when it aborts an attempt (a worker that went silent past the "
+            "inactivity and abort timeouts) the worker's stream is gone, and a ctx.run result it "
+            "proposes afterwards is not journaled: it gets no further step",
+            "pins=off: a ctx.run result is found by its position in the journal, not by its input's "
+            "content; the report is read by reference",
+            "checkpoints=per-step: each ctx.run result is journaled by the server before the "
+            "workflow goes on",
+        ),
+        server="sim.conform.server_restate",
+        uncaptured={
+            ("lost-answer", "steps restored"): REPLAY_ON_RESUME,
+            ("lost-answer-keyless", "steps restored"): REPLAY_ON_RESUME,
+        },
     ),
 }
 
 #: the engines that run without a server, in the default test run (tests/test_conform.py);
 #: the others need a server installed by the second documented command (pytest -m servers)
-SERVERLESS = tuple(name for name, engine in ENGINES.items() if engine.server is None)
+SERVERLESS = tuple(name for name, engine in ENGINES.items() if not engine.server)
 
-#: engines issue 14 names that this harness does not run yet (they need servers)
-NOT_BUILT = ("restate",)
+#: engines issue 14 names that this harness does not run yet (every one is built now)
+NOT_BUILT: tuple[str, ...] = ()

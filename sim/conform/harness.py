@@ -132,10 +132,19 @@ def installed(engine: Engine) -> bool:
 def require(engine: Engine) -> None:
     if not installed(engine):
         raise ConformError(f"conform {engine.name}: the engine is not installed: {engine.install}")
-    if engine.server is not None:
-        problem = engine.server.missing()
-        if problem is not None:
-            raise ConformError(problem)
+    server = server_of(engine)
+    why = server.missing() if server is not None else None
+    if why:
+        raise ConformError(why)
+
+
+def server_of(engine: Engine) -> Any:
+    """The module that runs the engine's server for each fault (`Engine.server`: its
+    `missing`, `versions`, `start`, `takeover` and `recorded`), or None for an engine that
+    needs no server."""
+    import importlib
+
+    return importlib.import_module(engine.server) if engine.server else None
 
 
 def versions(engine: Engine) -> dict[str, str]:
@@ -145,6 +154,9 @@ def versions(engine: Engine) -> dict[str, str]:
             out[dist] = metadata.version(dist)
         except metadata.PackageNotFoundError:
             out[dist] = "not installed"
+    server = server_of(engine)
+    if hasattr(server, "versions"):  # a server that is not a Python distribution (Restate's)
+        out.update(server.versions())
     return out
 
 
@@ -164,11 +176,13 @@ class Processes:
         self.workdir = workdir
         self.started: dict[str, subprocess.Popen[bytes]] = {}
 
-    def start(self, label: str, args: list[str], program: str = sys.executable) -> subprocess.Popen[bytes]:
+    def start(self, label: str, args: list[str], program: str = sys.executable,
+              env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:  # fmt: skip
+        """Start `program` (this Python by default) with `args` in the run folder, its output in LABEL.log."""
         out = open(self.workdir / f"{label}.log", "wb")
         try:
             proc = subprocess.Popen([program, *args], cwd=self.workdir, stdout=out, stderr=subprocess.STDOUT,
-                                    stdin=subprocess.DEVNULL, env=worker_env())  # fmt: skip
+                                    stdin=subprocess.DEVNULL, env=worker_env() if env is None else env)  # fmt: skip
         finally:
             out.close()
         self.started[label] = proc
@@ -224,6 +238,9 @@ def steps_before(point: str) -> int:
 
 def recorded(engine: Engine, workdir: Path) -> int:
     """The step results the engine's store holds for the workflow (0 before it exists)."""
+    server = server_of(engine)
+    if hasattr(server, "recorded"):
+        return int(server.recorded(workdir))
     path = workdir / engine.store
     if not path.exists():
         return 0
@@ -278,6 +295,11 @@ def observe(engine: Engine, fault: Fault, workdir: Path, on_start: Callable[[lis
     (workdir / "plan.json").write_text(json.dumps({"w1": fault.hold}))
     procs = Processes(workdir)
     try:
+        server = server_of(engine)
+        if server is not None:  # started through `procs`: killed by its pid like every other process
+            server.start(workdir, procs)
+            if on_start is not None:
+                on_start(procs.pids())
         newsletter, posts = drive(engine, fault, workdir, procs, on_start)
     finally:
         procs.close()
@@ -296,18 +318,31 @@ def drive(engine: Engine, fault: Fault, workdir: Path, procs: Processes,
 
     procs.start("feed", [str(HERE / "feed.py"), str(workdir / "feed.sqlite"), str(workdir / "feed.port")])
     wait_until("the feed's port", (workdir / "feed.port").exists, procs, ("feed",))
-    if engine.server is not None:  # the engine's server for this run, ready before any worker
-        engine.server.start(workdir, procs)
+    server = server_of(engine)
+    #: a server that sends every attempt to one deployment address (Restate): the restarted
+    #: worker stands by from the start and the server is pointed at it (`takeover`)
+    standby = hasattr(server, "takeover")
     worker("w1", "start")
+    if standby:
+        # a server sends each attempt of the invocation to the deployment's address: the
+        # restarted worker w2 is up, idle, from the start (a standby), and the takeover below
+        # points the deployment at it (server_restate.takeover)
+        worker("w2", "resume")
     wait_until("w1 at its barrier", (workdir / "held-w1").exists, procs, ("w1", "feed"))
     # the steps before the barrier have returned; wait until the engine has recorded them too
     # (LangGraph writes a task's result from a background thread: a kill right after a task
     # returned could otherwise lose it, which is not the fault this run injects)
     # (an engine with no store here, a server, has recorded each step before it hands out the next)
     before = steps_before(fault.hold)
-    if engine.store:
+    if engine.store or hasattr(server, "recorded"):
         wait_until(f"the engine's record of the {before} steps before w1's barrier",
                    lambda: recorded(engine, workdir) >= before, procs, ("w1", "feed"))  # fmt: skip
+    if standby:
+        # w1 is held and w2 idle, so no worker computes: the report's correction, then the
+        # takeover, and only then the signal; no attempt after it reaches w1
+        if fault.change:
+            app.change_report(workdir)
+        server.takeover(workdir, procs)
     w1 = procs.started["w1"]
     if fault.action == "stop":
         os.kill(w1.pid, signal.SIGSTOP)
@@ -316,9 +351,10 @@ def drive(engine: Engine, fault: Fault, workdir: Path, procs: Processes,
     else:
         os.kill(w1.pid, signal.SIGKILL)
         w1.wait()
-    if fault.change:
-        app.change_report(workdir)
-    worker("w2", "resume")
+    if not standby:
+        if fault.change:
+            app.change_report(workdir)
+        worker("w2", "resume")
     finish(procs, "w2")
     newsletter = latest_acceptance(workdir)  # the dependant reads as soon as the workflow has a result
     if fault.action == "stop":
@@ -335,12 +371,17 @@ def read_figures(fault: Fault, workdir: Path, newsletter: str | None, posts: int
     zombie_write = "none"
     zombie_end = None
     if fault.action == "stop":
-        # the zombie's write landed if the engine took its held step's result and its workflow went on
-        # (its own result: a body that obtains the step as another execution computed it was not its write)
+        # the zombie's write landed if the engine took its held step's result (its own: a body
+        # that obtains the step as another execution computed it was not its write) and its
+        # workflow went on; it reached no store at all if the engine had closed the zombie's run
+        # under it before it was continued (a `cut` at the held step: Restate's server closed
+        # the attempt's stream, the only way a step's result reaches the journal); else the
+        # store refused it
         held_step = fault.hold.split(":")[1]
         landed = app.rows(workdir, "SELECT COUNT(*) FROM got WHERE execution = 'w1' AND step = ? AND computed_by = 'w1'",
                           held_step)[0][0]  # fmt: skip
-        zombie_write = "landed" if landed else "rejected"
+        cut = app.rows(workdir, "SELECT COUNT(*) FROM cut WHERE execution = 'w1' AND step = ?", held_step)[0][0]
+        zombie_write = "landed" if landed else "none" if cut else "rejected"
         own = {e: json.loads(r)["digest"] for e, r in app.rows(workdir, "SELECT execution, result FROM ended")}
         if "w1" not in own:
             zombie_end = "stops"
