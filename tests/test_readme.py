@@ -70,9 +70,10 @@ SLOW = {
     "sim explore --faults all --seed 1": "about 35 s",
     "sim explore --faults all --seed 1 --set retention=2": "about 160 s",
     ".venv/bin/sim conform langgraph": "about 30 s",
-    ".venv/bin/sim conform --all --out reports": "about 50 s",
     "sim conform langgraph": "about 30 s",
 }
+#: commands that need the engine servers of the second documented command (`pytest -m servers`)
+SERVERS = {".venv/bin/sim conform --all --out reports", ".venv/bin/sim conform temporal"}
 #: what a command reads on stdin (the step mode quits at once)
 STDIN = {"sim trace main --step": "q\n"}
 COMMANDS = readme_commands()
@@ -81,10 +82,13 @@ COMMANDS = readme_commands()
 def test_the_readme_commands_are_found_and_every_exception_names_one_of_them() -> None:
     assert "sim trace main" in COMMANDS and "sim sweep" in COMMANDS and "sim --version" in COMMANDS
     assert set(EXIT) <= set(COMMANDS) and set(SLOW) <= set(COMMANDS) and set(STDIN) <= set(COMMANDS)
+    assert SERVERS <= set(COMMANDS)
 
 
 @pytest.mark.parametrize(
-    "command", [pytest.param(c, marks=pytest.mark.slow) if c in SLOW else c for c in COMMANDS]
+    "command",
+    [pytest.param(c, marks=pytest.mark.servers) if c in SERVERS else pytest.param(c, marks=pytest.mark.slow)
+     if c in SLOW else c for c in COMMANDS],
 )
 def test_each_readme_command_runs_as_written(command: str, tmp_path: Path) -> None:
     """Each command as a new user types it, in a fresh folder (so `--out reports` writes
