@@ -22,8 +22,8 @@ invocation goes to w2, and none to the killed or stopped w1.
 
 This module imports no engine (the SDK is the workers'), and the harness only inside its
 functions (the harness imports this module by name: `Engine.server`). It offers the harness
-`missing`, `versions`, `start`, `takeover` and `recorded`, and two generic helpers,
-`free_port` and `listening`.
+`missing`, `versions`, `start`, `takeover` and `recorded`; its ports come from
+`sim.conform.ports`.
 """
 
 from __future__ import annotations
@@ -31,14 +31,14 @@ from __future__ import annotations
 import json
 import os
 import platform
-import random
 import shutil
-import socket
 import time
 import urllib.error
 import urllib.request
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from sim.conform.ports import free_port
 
 if TYPE_CHECKING:
     from sim.conform.harness import Processes
@@ -104,47 +104,6 @@ advertised-address = "http://127.0.0.1:{ingress}/"
 inactivity-timeout = "2s"
 abort-timeout = "2s"
 """
-
-
-# -- generic helpers: a free loopback port, a port that answers ------------------------------
-def free_port() -> int:
-    """A TCP port on 127.0.0.1 that nothing uses now, for a server that binds it a moment later.
-
-    It is picked at random below the kernel's ephemeral range (`ip_local_port_range`), where
-    no outgoing connection takes its port in the meantime (the harness makes many), and
-    checked by binding it; where that range is unknown, the OS picks one."""
-    low = ephemeral_low()
-    for _ in range(200):
-        port = random.randrange(FIRST_PORT, low) if low > FIRST_PORT + 1000 else 0
-        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-            try:
-                sock.bind(("127.0.0.1", port))
-            except OSError:
-                continue
-            chosen: int = sock.getsockname()[1]
-            return chosen
-    raise OSError("no free loopback port")
-
-
-#: the lowest port `free_port` picks (above the ports services commonly use)
-FIRST_PORT = 20000
-
-
-def ephemeral_low() -> int:
-    """The lowest port of the kernel's ephemeral range (0 where it cannot be read)."""
-    try:
-        return int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
-    except (OSError, ValueError, IndexError):
-        return 0
-
-
-def listening(port: int) -> bool:
-    """Something accepts TCP connections on 127.0.0.1:port."""
-    try:
-        with socket.create_connection(("127.0.0.1", port), timeout=1):
-            return True
-    except OSError:
-        return False
 
 
 def request(url: str, method: str = "GET", body: Any = None, timeout: float = 30) -> Any:

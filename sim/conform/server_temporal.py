@@ -14,7 +14,6 @@ Also the generic helpers a server needs: a free loopback port, and a wait for a 
 from __future__ import annotations
 
 import shutil
-import socket
 import subprocess
 import sys
 import sysconfig
@@ -23,6 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol
 
+from sim.conform.ports import accepts, free_port
 from sim.errors import SimError
 
 LOOPBACK = "127.0.0.1"
@@ -47,24 +47,6 @@ class Processes(Protocol):
 
 
 # -- generic helpers --------------------------------------------------------------------------
-def free_port() -> int:
-    """A TCP port on the loopback interface that the OS reports free (it is released again at
-    once, for the server to bind)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind((LOOPBACK, 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
-def accepts(port: int, host: str = LOOPBACK) -> bool:
-    """Something accepts a TCP connection on host:port now."""
-    try:
-        with socket.create_connection((host, port), timeout=1.0):
-            return True
-    except OSError:
-        return False
-
-
 def wait_for(what: str, ready: Callable[[], bool], alive: Callable[[], str | None],
              deadline: float = READY_DEADLINE) -> None:  # fmt: skip
     """Poll `ready` until it holds; `alive` returns why the server is gone (then the wait fails at
