@@ -73,7 +73,7 @@ SLOW = {
     "sim conform langgraph": "about 30 s",
 }
 #: commands that need the engine servers of the second documented command (`pytest -m servers`)
-SERVERS = {".venv/bin/sim conform --all --out reports", ".venv/bin/sim conform temporal"}
+SERVERS = {".venv/bin/sim conform --all --out reports", ".venv/bin/sim conform temporal", "sim conform --all"}
 #: what a command reads on stdin (the step mode quits at once)
 STDIN = {"sim trace main --step": "q\n"}
 COMMANDS = readme_commands()
@@ -83,6 +83,9 @@ def test_the_readme_commands_are_found_and_every_exception_names_one_of_them() -
     assert "sim trace main" in COMMANDS and "sim sweep" in COMMANDS and "sim --version" in COMMANDS
     assert set(EXIT) <= set(COMMANDS) and set(SLOW) <= set(COMMANDS) and set(STDIN) <= set(COMMANDS)
     assert SERVERS <= set(COMMANDS)
+    # a command that needs the Temporal or Restate server runs only with them (`-m servers`)
+    needs_servers = {c for c in COMMANDS if re.search(r"conform (?:temporal|restate|--all)", c)}
+    assert needs_servers <= SERVERS, needs_servers - SERVERS
 
 
 @pytest.mark.parametrize(
