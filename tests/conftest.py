@@ -17,6 +17,8 @@ from __future__ import annotations
 import os
 import subprocess
 from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import settings
@@ -71,6 +73,33 @@ def processes() -> Iterator[tuple[int, list[str]]]:
                 continue
             if fields[0] != "Z":
                 yield int(entry), fields
+
+
+def live(pids: list[int]) -> list[int]:
+    """Those of `pids` that are still running (a zombie, reaped or not, is not)."""
+    alive = {pid for pid, _ in processes()}
+    return [pid for pid in pids if pid in alive]
+
+
+def failed_zombie_run(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, engine: Any) -> list[int]:
+    """Run `engine`'s zombie fault (sim/conform/harness.py) made to fail once w1 is stopped, as
+    w2 finishes; the pids of every process the run started, sorted."""
+    from sim.conform import harness
+
+    real_finish = harness.finish
+
+    def failing_finish(procs: harness.Processes, label: str) -> None:
+        if label == "w2":
+            assert harness.stopped(procs.started["w1"].pid)
+            raise harness.ConformError("w2 failed (made to fail by the test)")
+        real_finish(procs, label)
+
+    monkeypatch.setattr(harness, "finish", failing_finish)
+    pids: list[int] = []
+    zombie = next(f for f in harness.FAULTS if f.name == "zombie")
+    with pytest.raises(harness.ConformError, match="made to fail"):
+        harness.observe(engine, zombie, tmp_path, on_start=lambda started: pids.extend(started))
+    return sorted(set(pids))
 
 
 def children_of(pid: int) -> set[int]:

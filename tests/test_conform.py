@@ -25,15 +25,10 @@ from sim.conform import harness
 from sim.conform.engines import ENGINES, SERVERLESS
 from sim.conform.harness import FAULTS, conform
 from sim.conform.report import markdown, report_json
-from conftest import children_of, processes
+from conftest import children_of, failed_zombie_run, live
 
 ROOT = Path(__file__).resolve().parent.parent
 COMMITTED = ROOT / "reports"
-
-
-def live(pids: list[int]) -> list[int]:
-    alive = {pid for pid, _ in processes()}
-    return [pid for pid in pids if pid in alive]
 
 
 @pytest.fixture(scope="module")
@@ -88,20 +83,8 @@ def test_every_process_the_harness_started_is_gone(runs: dict[str, tuple[dict[st
 def test_a_failed_run_kills_its_processes_a_stopped_one_included(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """The zombie fault stops w1; if the run then fails, w1 (stopped), w2 and the feed are
     killed by their pids all the same."""
-    real_finish = harness.finish
-
-    def failing_finish(procs: harness.Processes, label: str) -> None:
-        if label == "w2":
-            assert harness.stopped(procs.started["w1"].pid)
-            raise harness.ConformError("w2 failed (made to fail by the test)")
-        real_finish(procs, label)
-
-    monkeypatch.setattr(harness, "finish", failing_finish)
-    pids: list[int] = []
-    zombie = next(f for f in FAULTS if f.name == "zombie")
-    with pytest.raises(harness.ConformError, match="made to fail"):
-        harness.observe(ENGINES["langgraph"], zombie, tmp_path, on_start=lambda started: pids.extend(started))
-    assert set(pids) and live(sorted(set(pids))) == []
+    pids = failed_zombie_run(monkeypatch, tmp_path, ENGINES["langgraph"])
+    assert pids and live(pids) == []
 
 
 def test_committed_reports_hold_what_a_fresh_run_measures(runs: dict[str, tuple[dict[str, Any], list[int]]]) -> None:

@@ -23,16 +23,11 @@ from sim.cli import main
 from sim.conform import harness, server_temporal
 from sim.conform.engines import ENGINES
 from sim.conform.harness import FAULTS, conform
-from conftest import children_of, processes
+from conftest import children_of, failed_zombie_run, live
 
 pytestmark = pytest.mark.servers
 
 TEMPORAL = ENGINES["temporal"]
-
-
-def live(pids: list[int]) -> list[int]:
-    alive = {pid for pid, _ in processes()}
-    return [pid for pid in pids if pid in alive]
 
 
 def need_temporal() -> None:
@@ -95,20 +90,8 @@ def test_a_failed_run_kills_its_processes_a_stopped_one_included(monkeypatch: py
     """The zombie fault stops w1; if the run then fails, w1 (stopped), w2, the feed and the
     Temporal server are killed by their pids all the same."""
     need_temporal()
-    real_finish = harness.finish
-
-    def failing_finish(procs: harness.Processes, label: str) -> None:
-        if label == "w2":
-            assert harness.stopped(procs.started["w1"].pid)
-            raise harness.ConformError("w2 failed (made to fail by the test)")
-        real_finish(procs, label)
-
-    monkeypatch.setattr(harness, "finish", failing_finish)
-    pids: list[int] = []
-    zombie = next(f for f in FAULTS if f.name == "zombie")
-    with pytest.raises(harness.ConformError, match="made to fail"):
-        harness.observe(TEMPORAL, zombie, tmp_path, on_start=lambda started: pids.extend(started))
-    assert len(set(pids)) == 4 and live(sorted(set(pids))) == []
+    pids = failed_zombie_run(monkeypatch, tmp_path, TEMPORAL)
+    assert len(pids) == 4 and live(pids) == []
 
 
 def test_a_missing_temporal_binary_is_bad_input_naming_the_install_command(

@@ -16,15 +16,14 @@ import click
 
 from sim import check as checker
 from sim.commands.common import emit_json, folder_value, profile_option, set_option, switch_values
-from sim.commands.trace import page_text
+from sim.commands.trace import scenario_page
 from sim.faults import FAULT_SETS
 from sim.files import prepare_folder, replace_folder
 from sim.limits import MAX_CHECK_FAULTS
 from sim.properties import verdict
 from sim.render.page import is_page_of, page_path
-from sim.run import run_scenario
-from sim.scenario import parse
 from sim.render.text import column_widths, table_line
+from sim.scenario import parse
 from sim.switches import FAULT_SWITCHES, Checkpoints
 from sim.workers import MAX_WORKERS, cpus, pool
 
@@ -135,9 +134,7 @@ def _executor(workers: int, scheduler: str | None) -> Iterator[tuple[Executor, i
 
 def _page(filename: str, text: str) -> str:
     """A counterexample's page (`sim trace FILE --html`), from its scenario text."""
-    loaded = parse(text, filename, Path(filename).stem)
-    events, result = run_scenario(loaded, strict=False)
-    return page_text(loaded, events, result)
+    return scenario_page(parse(text, filename, Path(filename).stem))
 
 
 def _written_by_check(path: Path) -> bool:

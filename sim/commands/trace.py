@@ -77,12 +77,16 @@ def write_page(path: Path, scenario: Scenario, events: Trace, result: Outcome, u
     return events.last_tick if until is None else min(until, events.last_tick)
 
 
-def write_page_beside(scenario_file: Path) -> Path:
-    """Write the page of a scenario file beside it (same stem, `.html`), as `sim trace FILE
-    --html` would; returns the page's path."""
-    loaded = load(str(scenario_file))
+def scenario_page(loaded: Scenario) -> str:
+    """The page of a scenario run whole, as `sim trace FILE --html` writes it (a counterexample
+    file is run without its [expect] table being enforced)."""
     events, result = run_scenario(loaded, strict=False)
-    return write_out(page.page_path(scenario_file), page_text(loaded, events, result), option="--out")
+    return page_text(loaded, events, result)
+
+
+def write_page_beside(scenario_file: Path) -> Path:
+    """Write the page of a scenario file beside it (same stem, `.html`); returns its path."""
+    return write_out(page.page_path(scenario_file), scenario_page(load(str(scenario_file))), option="--out")
 
 
 def make_console(no_color: bool, width: int | None) -> Console:

@@ -7,6 +7,9 @@ import random
 import socket
 from pathlib import Path
 
+#: the only interface the servers and the harness listen on
+LOOPBACK = "127.0.0.1"
+
 
 def free_port() -> int:
     """A TCP port on 127.0.0.1 that nothing uses now, for a server that binds it a moment later.
@@ -19,7 +22,7 @@ def free_port() -> int:
         port = random.randrange(FIRST_PORT, low) if low > FIRST_PORT + 1000 else 0
         with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
             try:
-                sock.bind(("127.0.0.1", port))
+                sock.bind((LOOPBACK, port))
             except OSError:
                 continue
             chosen: int = sock.getsockname()[1]
@@ -40,9 +43,9 @@ def ephemeral_low() -> int:
 
 
 def accepts(port: int) -> bool:
-    """Something accepts a TCP connection on 127.0.0.1:port now."""
+    """Something accepts a TCP connection on the loopback interface's `port` now."""
     try:
-        with socket.create_connection(("127.0.0.1", port), timeout=1):
+        with socket.create_connection((LOOPBACK, port), timeout=1):
             return True
     except OSError:
         return False

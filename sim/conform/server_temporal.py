@@ -8,7 +8,8 @@ at run time and no web UI is started. The harness waits for it with a readiness 
 gRPC port accepts a connection, then the `default` namespace can be described through the
 SDK), never a fixed sleep, and writes `temporal.address` for the workers (sim/conform/app.py).
 
-Also the generic helpers a server needs: a free loopback port, and a wait for a TCP port.
+Also a wait for a server to be ready that fails as soon as the server is gone (`wait_for`);
+the loopback ports are sim/conform/ports.py's.
 """
 
 from __future__ import annotations
@@ -22,10 +23,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol
 
-from sim.conform.ports import accepts, free_port
+from sim.conform.ports import LOOPBACK, accepts, free_port
 from sim.errors import SimError
 
-LOOPBACK = "127.0.0.1"
 #: the longest the server may take to be ready, in seconds (a guard, not a timing relied on)
 READY_DEADLINE = 120.0
 #: how often readiness is polled, in seconds
