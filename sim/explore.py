@@ -37,7 +37,7 @@ from sim.errors import ScheduleError, SimError
 from sim.faults import FAULT_SETS, KINDS, Choices, Fault, selected
 from sim.faults import describe as describe_list
 from sim.faults.base import toward
-from sim.files import OutError, write_out
+from sim.files import OutError, interrupts_held, write_out
 from sim.run import counterexample, simulate
 from sim.schedule import Schedule
 from sim.switches import PROTECTIONS, Switches
@@ -583,17 +583,7 @@ def _finding(
         return None
     _, result = simulate(switches, shrunk.schedule)
     tick = dict(result.violations)[invariant]
-    path = None
-    if out is not None:
-        path = out / counterexample_name(key, switches, seed)
-        how = "Ctrl-C stopped the shrink early" if shrunk.interrupted else f"{shrunk.runs} runs"
-        description = (
-            f"Breaks {invariant} at t{tick}. Found by `sim explore {rerun_args(switches, seed, examples, bounds)}`: "
-            f"schedule #{index} broke it with {original.fault_count} fault(s) that took effect; shrunk "
-            f"({how}) to {shrunk.schedule.fault_count}: {describe_faults(shrunk.schedule)}. "
-            "Replay: sim trace FILE --check"
-        )
-        write_counterexample(path, description, switches, shrunk.schedule)
+    path = None if out is None else out / counterexample_name(key, switches, seed)
     finding = Finding(
         invariant=invariant,
         tick=tick,
@@ -606,6 +596,18 @@ def _finding(
         beyond=beyond,
         key=key,
     )
+    if path is not None:
+        how = "Ctrl-C stopped the shrink early" if shrunk.interrupted else f"{shrunk.runs} runs"
+        description = (
+            f"Breaks {invariant} at t{tick}. Found by `sim explore {rerun_args(switches, seed, examples, bounds)}`: "
+            f"schedule #{index} broke it with {original.fault_count} fault(s) that took effect; shrunk "
+            f"({how}) to {shrunk.schedule.fault_count}: {describe_faults(shrunk.schedule)}. "
+            "Replay: sim trace FILE --check"
+        )
+        with interrupts_held():  # the file on disk and the finding in `known`: both or neither
+            write_counterexample(path, description, switches, shrunk.schedule)
+            if known is not None:
+                known[key] = finding
     if shrunk.interrupted:
         raise _Interrupted(finding)
     return finding

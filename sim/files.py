@@ -29,7 +29,9 @@ import os
 import re
 import secrets
 import shutil
+import signal
 import stat
+import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
@@ -55,6 +57,22 @@ class OutError(SimError):
 
 
 # -- names -------------------------------------------------------------------------------------
+@contextmanager
+def interrupts_held() -> Iterator[None]:
+    """Hold Ctrl-C (SIGINT) back while the block runs, and deliver it after: a file written
+    and the record that it was written happen together or not at all, so a program that
+    stops on Ctrl-C never leaves a file its report does not list. Outside the main thread
+    (where Python takes no signal) it holds nothing."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
 def temp_name(kind: str, name: str = "") -> str:
     """A fresh temporary name: `.sim-tmp-<pid>-<random>-<kind>[-<name>]`."""
     tail = f"-{name[:_NAME_KEPT]}" if name else ""

@@ -50,8 +50,13 @@ from sim.limits import MAX_CHECK_FAULTS
 T = TypeVar("T")
 
 ROOT = Path(__file__).resolve().parents[1]
-#: a case that takes longer than this is a failure (and is stopped there)
+#: a case that takes more CPU time than this (its own and its waited-for children's) is a
+#: failure, and is stopped there. CPU time, not the clock: a loaded machine (CI runs the suite
+#: on both cores at once) stretches the clock, not the work, so the verdict does not flake
 LIMIT_SECONDS = 10.0
+#: a case still running after this many times its limit on the clock is stopped too: the
+#: backstop for a case that hangs without working (waiting on a socket or a child)
+WALL_FACTOR = 12
 
 
 # -- choosing ---------------------------------------------------------------------------------
@@ -632,7 +637,8 @@ def special_cases(fx: Fixtures) -> list[Case]:
 
 # -- running a case ----------------------------------------------------------------------------------
 class CaseTimeout(BaseException):
-    """Raised by the alarm when a case runs over LIMIT_SECONDS (a BaseException: nothing in sim catches it)."""
+    """Raised by a timer when a case runs over its CPU limit or its clock backstop (a
+    BaseException: nothing in sim catches it)."""
 
 
 @dataclass
@@ -641,6 +647,7 @@ class Result:
     code: int | None
     out: str
     err: str
+    #: CPU seconds the case used (its process's and its waited-for children's)
     seconds: float
     #: an exception that escaped `sim.cli.main` (in-process only): its type and where it was raised
     exception: str | None = None
@@ -679,6 +686,22 @@ def _on_alarm(signum: int, frame: Any) -> None:
     raise CaseTimeout()
 
 
+def cpu_seconds() -> float:
+    """CPU seconds used so far by this process and its waited-for children."""
+    import resource
+
+    own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+def children_cpu_seconds() -> float:
+    """CPU seconds used so far by this process's waited-for children."""
+    import resource
+
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return kids.ru_utime + kids.ru_stime
+
+
 def _write_files(folder: Path, case: Case) -> None:
     for name, data in case.files.items():
         (folder / name).write_bytes(data)
@@ -686,33 +709,38 @@ def _write_files(folder: Path, case: Case) -> None:
 
 def run_case(case: Case, limit: float = LIMIT_SECONDS) -> Result:
     """Run `case` with `sim.cli.main` in a fresh folder; stdout, stderr and stdin replaced;
-    stopped by SIGALRM after `limit` seconds (main thread only)."""
+    stopped after `limit` seconds of this process's CPU time (SIGPROF), or after WALL_FACTOR
+    times that on the clock (SIGALRM: a hang that does no work); main thread only."""
     from sim.cli import main
 
     folder = Path(tempfile.mkdtemp(prefix="sim-fuzz-"))
     out, err = io.StringIO(), io.StringIO()
     code: int | None = None
     exception = None
-    old_handler = signal.signal(signal.SIGALRM, _on_alarm)
+    old_handlers = signal.signal(signal.SIGALRM, _on_alarm), signal.signal(signal.SIGPROF, _on_alarm)
     old_stdin = sys.stdin
-    started = time.perf_counter()
+    started = cpu_seconds()
     try:
         _write_files(folder, case)
         sys.stdin = io.StringIO(case.stdin)
         with memory_cap(), contextlib.chdir(folder), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            signal.setitimer(signal.ITIMER_REAL, limit)
+            signal.setitimer(signal.ITIMER_PROF, limit)
+            signal.setitimer(signal.ITIMER_REAL, limit * WALL_FACTOR)
             try:
                 code = main(list(case.args))
             finally:
+                signal.setitimer(signal.ITIMER_PROF, 0)
                 signal.setitimer(signal.ITIMER_REAL, 0)
     except CaseTimeout:
         exception = f"over {limit:.0f} s (stopped)"
     except Exception as exc:  # an uncaught exception is what the harness looks for
         exception = signature(exc)
     finally:
-        seconds = time.perf_counter() - started
+        seconds = cpu_seconds() - started
+        signal.setitimer(signal.ITIMER_PROF, 0)
         signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, old_handler)
+        signal.signal(signal.SIGALRM, old_handlers[0])
+        signal.signal(signal.SIGPROF, old_handlers[1])
         sys.stdin = old_stdin
         shutil.rmtree(folder, ignore_errors=True)
     return Result(case, code, out.getvalue(), err.getvalue(), seconds, exception)
@@ -741,36 +769,44 @@ def sim_binary() -> list[str]:
     return [str(candidate)] if candidate.exists() else [sys.executable, "-m", "sim"]
 
 
-def _limit_child() -> None:
-    """In the child before exec: at most MEMORY_HEADROOM plus 1 GB of address space."""
-    import resource
+def _limit_child(cpu_limit: float) -> Callable[[], None]:
+    """What the child runs before exec: at most MEMORY_HEADROOM plus 1 GB of address space,
+    and a CPU limit a second past `cpu_limit` (SIGXCPU stops it there)."""
 
-    _, hard = resource.getrlimit(resource.RLIMIT_AS)
-    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_HEADROOM + (1 << 30), hard))
+    def limit() -> None:
+        import resource
+
+        _, hard = resource.getrlimit(resource.RLIMIT_AS)
+        resource.setrlimit(resource.RLIMIT_AS, (MEMORY_HEADROOM + (1 << 30), hard))
+        _, hard = resource.getrlimit(resource.RLIMIT_CPU)
+        resource.setrlimit(resource.RLIMIT_CPU, (int(cpu_limit) + 1, hard))
+
+    return limit
 
 
 def run_subprocess(case: Case, limit: float = LIMIT_SECONDS) -> Result:
-    """Run `case` as a real process (its own session, killed with its children at `limit`)."""
+    """Run `case` as a real process (its own session): its CPU time is measured, and it is
+    killed with its children past `limit` CPU seconds or WALL_FACTOR times that on the clock."""
     folder = Path(tempfile.mkdtemp(prefix="sim-fuzz-"))
-    started = time.perf_counter()
+    started = children_cpu_seconds()
     try:
         _write_files(folder, case)
         env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST", "COV_"))}
         proc = subprocess.Popen(
             sim_binary() + [os.fsencode(a).decode("utf-8", "surrogateescape") for a in case.args],
             cwd=folder, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
-            start_new_session=True, preexec_fn=_limit_child,
+            start_new_session=True, preexec_fn=_limit_child(limit),
         )  # fmt: skip
         try:
-            out, err = proc.communicate(case.stdin.encode(), timeout=limit)
+            out, err = proc.communicate(case.stdin.encode(), timeout=limit * WALL_FACTOR)
             code: int | None = proc.returncode
-            exception = None
+            exception = None if code != -signal.SIGXCPU else f"over {limit:.0f} s (killed)"
         except subprocess.TimeoutExpired:
             os.killpg(proc.pid, signal.SIGKILL)
             out, err = proc.communicate()
             code, exception = None, f"over {limit:.0f} s (killed)"
     finally:
-        seconds = time.perf_counter() - started
+        seconds = children_cpu_seconds() - started
         shutil.rmtree(folder, ignore_errors=True)
     return Result(case, code, out.decode("utf-8", "replace"), err.decode("utf-8", "replace"), seconds, exception)
 

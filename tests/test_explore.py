@@ -145,6 +145,24 @@ def test_ctrl_c_stops_cleanly_and_keeps_what_was_found(tmp_path: Path) -> None:
     assert [p.name for p in tmp_path.iterdir()] == ["duplicate-effect--key-none--seed1.toml"]
 
 
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+def test_ctrl_c_as_a_counterexample_is_written_keeps_it_in_the_report(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A Ctrl-C that lands while a counterexample file is being written is held until the file
+    and its finding are both recorded: a file on disk is always one the report lists."""
+    real_write = explore_module.write_counterexample
+
+    def write_then_interrupted(*args: Any) -> None:
+        real_write(*args)
+        os.kill(os.getpid(), signal.SIGINT)  # the signal arrives right after the file is written
+
+    monkeypatch.setattr(explore_module, "write_counterexample", write_then_interrupted)
+    result = explore(Switches().with_values({"key": "none"}), seed=1, examples=10**6, out=tmp_path)
+    assert result.interrupted
+    assert [f.invariant for f in result.findings] == ["duplicate-effect"]
+    (written,) = tmp_path.iterdir()
+    assert result.findings[0].path == written
+
+
 def test_ctrl_c_while_shrinking_writes_the_best_so_far(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     real = simulate
     calls = [0]
@@ -179,10 +197,12 @@ def test_sigint_to_the_cli_exits_130_and_keeps_the_files(tmp_path: Path) -> None
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )  # fmt: skip
-    deadline = time.monotonic() + 60
-    while not any(tmp_path.glob("*.toml")) and time.monotonic() < deadline:
+    # the program's own signal: a counterexample file on disk is one its report lists (the
+    # file and the record are written with Ctrl-C held back, sim.files.interrupts_held)
+    deadline = time.monotonic() + 300  # a backstop for a hang, not a timing the test relies on
+    while not any(tmp_path.glob("*.toml")) and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.05)
-    time.sleep(0.3)
+    assert any(tmp_path.glob("*.toml")), "no counterexample was written"
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err

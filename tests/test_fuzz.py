@@ -192,7 +192,7 @@ def test_harness_valid_bounded_commands_pass(fixtures: fc.Fixtures) -> None:
         seen.add(tuple(args))
         r = fc.run_case(fc.Case(args))
         assert r.code in (0, 1) and fc.problems(r) == [], explain(r)
-        assert r.seconds < 3, explain(r)
+        assert r.seconds < 3, explain(r)  # CPU seconds (the clock stretches on a loaded machine)
         if fc.wants_json(args):
             json.loads(r.out)
     assert len(seen) >= 20
@@ -234,7 +234,24 @@ def test_harness_stops_a_case_at_the_limit(monkeypatch: pytest.MonkeyPatch) -> N
     monkeypatch.setattr(sim.cli, "main", forever)
     r = fc.run_case(fc.Case(["trace", "main"]), limit=0.3)
     assert r.exception is not None and fc.problems(r, limit=0.3)[0].startswith("slow")
-    assert r.seconds < 2
+    assert r.seconds < 2  # CPU seconds: stopped at its CPU limit
+
+
+def test_harness_stops_a_case_that_hangs_without_working(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A case that waits (no CPU time) is stopped by the clock's backstop, WALL_FACTOR times
+    its limit."""
+    import time
+
+    import sim.cli
+
+    def waits(argv: list[str] | None = None) -> int:
+        time.sleep(3600)
+        return 0
+
+    monkeypatch.setattr(sim.cli, "main", waits)
+    r = fc.run_case(fc.Case(["trace", "main"]), limit=0.05)
+    assert r.exception is not None and r.exception.startswith("over")
+    assert fc.problems(r, limit=0.05)[0].startswith("slow")
 
 
 def test_harness_mutators_are_deterministic_and_varied(fixtures: fc.Fixtures) -> None:

@@ -59,6 +59,11 @@ def shown_tick(p: Any) -> int:
     return int(p.get_attribute("html", "data-tick"))
 
 
+def at_tick(p: Any, t: int) -> None:
+    """Wait for the page's own signal that tick `t` is shown (never for time)."""
+    p.wait_for_function(f"document.documentElement.dataset.tick === '{t}'")
+
+
 def assert_t13(p: Any) -> None:
     assert shown_tick(p) == 13
     assert p.inner_text("#tick-label") == "t13"
@@ -80,26 +85,29 @@ def test_the_slider_at_t13_by_keyboard(pg: Any) -> None:
     assert shown_tick(pg) == 14  # opens at the last tick
     pg.focus("#tick")
     pg.keyboard.press("Home")
-    assert shown_tick(pg) == 0
+    at_tick(pg, 0)
     assert item(pg, "attempts", "#1")["changed"]  # admitted at t0: new
     pg.keyboard.press("End")
-    assert shown_tick(pg) == 14
+    at_tick(pg, 14)
     pg.keyboard.press("ArrowLeft")
+    at_tick(pg, 13)
     assert_t13(pg)
     pg.keyboard.press("ArrowRight")
-    assert shown_tick(pg) == 14
+    at_tick(pg, 14)
     assert item(pg, "effects", "d2")["state"] == "confirmed"
 
 
 def test_the_slider_at_t13_by_value(pg: Any) -> None:
     pg.eval_on_selector("#tick", "s => { s.value = '13'; s.dispatchEvent(new Event('input', {bubbles: true})); }")
+    at_tick(pg, 13)
     assert_t13(pg)
     # the keys work outside the slider too (not in the swimlane's scroll box)
     pg.click("h1")
     pg.keyboard.press("ArrowLeft")
-    assert shown_tick(pg) == 12
+    at_tick(pg, 12)
     assert item(pg, "attempts", "#2")["state"] == "running"
     pg.keyboard.press("ArrowLeft")
+    at_tick(pg, 11)
     assert item(pg, "effects", "d2")["state"] == "applied"
 
 

@@ -883,7 +883,9 @@ _JS = r"""
   // the run's heading at the top of the screen (the switches stay beside it on a wide one)
   function toRun() { $("run-head").scrollIntoView({block: "start"}); }
   // the keyboard: the map is one stop of the Tab order; an arrow opens the neighbouring run
-  // (one switch flip: the axes are in Gray order), Enter brings the run into view
+  // (one switch flip: the axes are in Gray order), Enter brings the run into view. An arrow
+  // steps from the run last asked for (the hash, set at once), not the one last drawn (drawn
+  // on hashchange, later): keys pressed faster than the page draws still land where they say
   var mapAt = {}, mapXs = [], mapYs = [];
   Array.prototype.forEach.call(map.querySelectorAll("g[data-run]"), function (g) {
     var xy = at(g);
@@ -899,7 +901,7 @@ _JS = r"""
     var d = STEP[e.key];
     if (!d) return;
     e.preventDefault();
-    var xy = at(cellOf(+$("run").getAttribute("data-run")));
+    var xy = at(cellOf(runId(parseHash(location.hash))));
     var i = mapXs.indexOf(xy[0]) + d[0], j = mapYs.indexOf(xy[1]) + d[1];
     if (i < 0 || j < 0 || i >= mapXs.length || j >= mapYs.length) return;
     var id = mapAt[mapXs[i] + "," + mapYs[j]];
