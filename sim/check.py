@@ -366,6 +366,17 @@ def counterexample_name(result: Result, example: Counterexample) -> str:
     return f"{result.protections}.{result.checkpoints}.{example.invariant}.toml"
 
 
+def file_names(configs: Sequence[Config]) -> set[str]:
+    """Every name `sim check` may write for these rows: check.json, and each property's
+    counterexample and its page per row (known before the search starts)."""
+    names = {"check.json"}
+    for config in configs:
+        for prop in properties.PROPERTIES:
+            stem = f"{config.protections}.{config.switches.checkpoints.value}.{prop.name}"
+            names |= {f"{stem}.toml", f"{stem}.html"}
+    return names
+
+
 def counterexample_text(result: Result, example: Counterexample) -> str:
     """The counterexample as a replayable scenario with its expected figures."""
     description = (

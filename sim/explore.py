@@ -438,6 +438,13 @@ def counterexample_name(invariant: str, switches: Switches, seed: int) -> str:
     return f"{invariant}--{label}--seed{seed}.toml"
 
 
+def may_write(switches: Switches, seed: int) -> Callable[[str], bool]:
+    """Whether a file name is one `sim explore` may write for these switches and seed (a
+    counterexample of any invariant and cases, or its page): checked before the search."""
+    tail = counterexample_name("", switches, seed).removesuffix(".toml")
+    return lambda name: name.endswith((tail + ".toml", tail + ".html"))
+
+
 def describe_faults(s: Schedule) -> str:
     """The schedule in words: its faults, then the setting's constants."""
     constants = f"{s.sections} sections, heartbeat limit {s.heartbeat_limit}, newsletter ready at t{s.newsletter_ready}"

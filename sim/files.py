@@ -11,6 +11,10 @@
   old folder in one `renameat2(RENAME_EXCHANGE)`; where that is unavailable, two renames,
   and an interrupted swap is finished at the next run (see `clean_leftovers`). A kill at
   any moment leaves the complete old set or the complete new set.
+- `refuse_special(path)` / `refuse_special_in(folder, names)`: nothing but a regular file or
+  a symlink may be at a path the writer writes; a folder, a FIFO, a device or a socket there
+  is refused with one line (exit 2), by the commands before any work and by the writer again
+  at the moment it writes. The tool never destroys what it did not create.
 - `prepare_out(out)` / `prepare_folder(out)`: the `--out` checks made before any work (the
   folder exists or can be created, is a folder, can be written: a probe file with the
   temporary prefix, removed at once), and the leftovers of killed runs cleaned.
@@ -121,6 +125,8 @@ def atomic_write_many(folder_path: Path, files: Mapping[str, str | bytes]) -> No
     is fsynced. Each file is whole, old or new, at any moment; a kill can leave a mix only
     during the renames themselves (microseconds), not while files are written."""
     with _folder(folder_path) as folder:
+        for name in files:
+            _refuse_special_at(folder, name, folder_path)
         staged: list[tuple[str, str]] = []
         try:
             for name, data in files.items():
@@ -128,6 +134,7 @@ def atomic_write_many(folder_path: Path, files: Mapping[str, str | bytes]) -> No
                 staged.append((tmp, name))  # before it exists: a failed create is cleaned too
                 _create(folder, tmp, _bytes(data))
             for tmp, name in staged:
+                _refuse_special_at(folder, name, folder_path)  # nothing special came meanwhile
                 os.replace(tmp, name, src_dir_fd=folder, dst_dir_fd=folder)
         except BaseException:
             for tmp, _ in staged:
@@ -141,6 +148,62 @@ def atomic_write_many(folder_path: Path, files: Mapping[str, str | bytes]) -> No
 
 def _reason(exc: OSError) -> str:
     return exc.strerror or str(exc)
+
+
+# -- what may be written over ----------------------------------------------------------------------
+def kind_of(mode: int) -> str:
+    """What a file of this mode is, in words."""
+    for test, name in ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a named pipe (FIFO)"),
+                       (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+                       (stat.S_ISSOCK, "a socket")):  # fmt: skip
+        if test(mode):
+            return name
+    return "a special file"
+
+
+def replaceable(mode: int) -> bool:
+    """Whether the writer may put a file where an entry of this mode is: over a regular file,
+    or over a symlink (replaced itself, never followed); never over a folder, a FIFO, a
+    device or a socket, which the tool did not create and must not destroy."""
+    return stat.S_ISREG(mode) or stat.S_ISLNK(mode)
+
+
+def refuse_special(path: Path, option: str = "--out") -> None:
+    """Raise a one-line `OutError` if something other than a regular file or a symlink is at
+    `path` (nothing there is fine). Never opens it: a FIFO is not waited on."""
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise OutError(f"{option} {path}: cannot use it ({_reason(exc)})") from None
+    if not replaceable(info.st_mode):
+        raise OutError(f"{option} {path}: {kind_of(info.st_mode)} is there; sim writes only over a regular "
+                       "file (or a symlink, which it replaces), so it leaves it alone")  # fmt: skip
+
+
+def refuse_special_in(folder: Path, names: Callable[[str], bool], option: str = "--out") -> None:
+    """`refuse_special` for every entry of `folder` whose name `names` accepts: the files a
+    command may write there, checked before its work starts."""
+    try:
+        entries = sorted(os.listdir(folder))
+    except OSError:
+        return
+    for name in entries:
+        if names(name):
+            refuse_special(folder / name, option)
+
+
+def _refuse_special_at(folder: int, name: str, where: Path) -> None:
+    """At the moment of writing: `name` in the open folder must be absent, a regular file or
+    a symlink (the last guard; the commands check their output paths before any work)."""
+    try:
+        mode = os.stat(name, dir_fd=folder, follow_symlinks=False).st_mode
+    except FileNotFoundError:
+        return
+    if not replaceable(mode):
+        raise OutError(f"{where / name}: {kind_of(mode)} is there; sim writes only over a regular file "
+                       "(or a symlink, which it replaces), so it leaves it alone")  # fmt: skip
 
 
 def write_out(path: Path, data: str | bytes, option: str = "--out") -> Path:
@@ -172,7 +235,8 @@ def prepare_out(out: Path, option: str = "--out") -> Path:
     clean the leftovers of killed runs there. Raises `OutError` (one line)."""
     try:
         if out.exists() and not out.is_dir():
-            raise OutError(f"{option} {out}: not a folder (a file is there)")
+            kind = "a file" if out.is_file() else kind_of(out.stat().st_mode)
+            raise OutError(f"{option} {out}: not a folder ({kind} is there)")
     except OSError as exc:  # e.g. a name too long, a symlink loop
         raise OutError(f"{option} {out}: cannot use it as a folder ({_reason(exc)})") from None
     try:
@@ -374,6 +438,10 @@ def _replace_folder(target: Path, files: Mapping[str, str | bytes], keep: Keep |
 
 
 def _fill(parent: int, build: str, target: Path, files: Mapping[str, str | bytes], keep: Keep | None) -> None:
+    if _exists(parent, target.name):  # nothing special where a new file goes: it would be lost
+        with _folder_at(parent, target.name) as old:
+            for file in files:
+                _refuse_special_at(old, file, target)
     with _folder_at(parent, build) as new:
         for file, data in files.items():
             _create(new, file, _bytes(data))

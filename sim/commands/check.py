@@ -18,7 +18,7 @@ from sim import check as checker
 from sim.commands.common import emit_json, folder_value, profile_option, set_option, switch_values
 from sim.commands.trace import scenario_page
 from sim.faults import FAULT_SETS
-from sim.files import prepare_folder, replace_folder
+from sim.files import prepare_folder, refuse_special_in, replace_folder
 from sim.limits import MAX_CHECK_FAULTS
 from sim.properties import verdict
 from sim.render.page import is_page_of, page_path
@@ -79,6 +79,8 @@ def check(max_faults: int, horizon: int, faults: str, sets: tuple[str, ...], pro
     configs = checker.configurations(base, protections, modes)
     workers = workers or min(cpus(), MAX_WORKERS)
     target = prepare_folder(out)  # fail on a bad --out before the work
+    written = checker.file_names(configs)  # and on a folder, FIFO, device or socket where a file goes
+    refuse_special_in(target, lambda name: name in written)
     started = time.perf_counter()
     try:
         with _progress(enabled=sys.stderr.isatty()) as progress, _executor(workers, scheduler) as (executor, workers):

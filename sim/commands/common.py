@@ -81,6 +81,20 @@ def folder_value(ctx: click.Context, param: click.Parameter, value: Path) -> Pat
     return value
 
 
+def file_value(ctx: click.Context, param: click.Parameter, value: Path | None) -> Path | None:
+    """An output file option's value: refused when it looks like another option (`--html
+    --json` forgot the file), and, before any work, when something other than a regular file
+    or a symlink is there (a folder, a FIFO, a device, a socket: never written over)."""
+    if value is None:
+        return None
+    if str(value).startswith("-"):
+        raise click.BadParameter(f"expected a file, got {str(value)!r}, which looks like an option", ctx, param)
+    from sim.files import refuse_special
+
+    refuse_special(value, max(param.opts, key=len))
+    return value
+
+
 def load_scenario(name: str, sets: tuple[str, ...], profile: str | None = None) -> Scenario:
     scenario = load(name)
     return scenario.with_switches(switch_values(sets, profile))

@@ -10,7 +10,7 @@ from sim.commands.common import emit_json, folder_value
 from sim.conform.engines import ENGINES
 from sim.conform.harness import FAULTS, conform as run_conform, require
 from sim.conform.report import markdown, report_json, text
-from sim.files import prepare_out, write_out
+from sim.files import prepare_out, refuse_special, write_out
 from sim.limits import MAX_WORKERS
 
 
@@ -39,6 +39,8 @@ def conform(
         require(ENGINES[name])
     if out is not None:
         prepare_out(out)
+        for name in ("conformance.md", "conformance.json"):
+            refuse_special(out / name)
     docs = []
     for name in names:
         doc = run_conform(name, only=faults, jobs=jobs)

@@ -16,13 +16,14 @@ from sim.explore import (
     Exploration,
     ExploreBounds,
     coverage_kinds,
+    may_write,
     rerun_args,
 )
 from sim.explore import (
     explore as run_search,
 )
 from sim.faults import FAULT_SETS
-from sim.files import prepare_out
+from sim.files import prepare_out, refuse_special_in
 from sim.limits import MAX_EXAMPLES, MAX_EXPLORE_FAULTS
 from sim.properties import BY_NAME, SAFETY, judged_under
 from sim.render.page import page_path
@@ -58,6 +59,7 @@ def explore(examples: int, seed: int | None, sets: tuple[str, ...], profile: str
     prepare_out(out)  # fail on a bad --out before the search
     if seed is None:
         seed = secrets.randbelow(2**32)
+    refuse_special_in(out, may_write(switches, seed))  # a folder, FIFO, device or socket where a file goes
     bounds = ExploreBounds(max_faults=max_faults, faults=faults)
     label = switches.label() or "all protections on"
     click.echo(f"sim explore: seed {seed}; {examples} schedules of at most {max_faults} faults; {label}")

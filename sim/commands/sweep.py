@@ -14,10 +14,10 @@ import click
 
 from sim import lean_import
 from sim.commands.common import emit_json, folder_value, profile_option, set_option, switch_values
-from sim.files import prepare_out
+from sim.files import prepare_out, refuse_special
 from sim.limits import MAX_WORKERS  # not sim.workers: the pool is imported only when used
 from sim.render import grid
-from sim.render.report import render_all, write_reports
+from sim.render.report import render_all, report_names, write_reports
 from sim.sweep import SweepProgress
 from sim.sweep import sweep as run_sweep
 
@@ -151,6 +151,8 @@ def sweep(workers: int, as_json: bool, out: Path, profile: str | None, sets: tup
     if sets:
         raise click.UsageError("--set needs --profile: the 864-run sweep varies the switches itself")
     out = prepare_out(out)  # fail on a bad --out before the work
+    for name in report_names():  # and on a folder, FIFO, device or socket where a report goes
+        refuse_special(out / name)
     with _collector_paused():
         with _progress(sys.stderr.isatty()) as progress:
             result = run_sweep(workers=workers, progress=progress, view=grid.shared)

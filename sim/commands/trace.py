@@ -11,7 +11,7 @@ import click
 from rich.console import Console
 from rich.text import Text
 
-from sim.commands.common import complete_scenarios, emit_json, load_scenario, profile_option, set_option
+from sim.commands.common import complete_scenarios, emit_json, file_value, load_scenario, profile_option, set_option
 from sim.outcome import Outcome, outcome
 from sim.properties import BY_NAME
 from sim.render import grid as grids
@@ -114,7 +114,7 @@ def _settings_epilog() -> str:
 @click.option("--until", type=click.IntRange(min=0), metavar="T", help="Stop the replay at tick T (outcome so far).")
 @click.option("--format", "fmt", type=click.Choice(["text", "itf"]), default="text", show_default=True,
               help="text: the swimlane; itf: Apalache's Informal Trace Format (JSON, one state per tick).")  # fmt: skip
-@click.option("--html", "html_out", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
+@click.option("--html", "html_out", type=click.Path(dir_okay=False, path_type=Path), callback=file_value, metavar="FILE",
               help="Write the run's page: one self-contained HTML file (swimlane, outcome, verdicts, a tick slider "
                    "showing each attempt, artifact and effect at that tick).")  # fmt: skip
 @click.option("--no-color", is_flag=True, help="Plain text, no colour (also NO_COLOR, and whenever output is piped).")

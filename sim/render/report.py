@@ -359,6 +359,11 @@ def render_all(
     return out
 
 
+def report_names() -> list[str]:
+    """The file names `sim sweep` writes, in order."""
+    return [w.filename for w in WRITERS]
+
+
 def write_reports(texts: dict[str, str], out: Path) -> list[Path]:
     """Write rendered reports into `out` (already prepared): all staged, then renamed in a row."""
     try:
@@ -375,6 +380,7 @@ __all__ = [
     "render_csv",
     "render_json",
     "render_markdown",
+    "report_names",
     "reproduce",
     "write_reports",
 ]
