@@ -6,7 +6,9 @@ that turns errors into messages and exit codes: 0 success, 1 a check failed, 2 b
 
 from __future__ import annotations
 
+import os
 import sys
+from collections.abc import Mapping
 
 import click
 
@@ -57,7 +59,37 @@ def cli() -> None:
 _NO_ARGS: type[Exception] = getattr(click.exceptions, "NoArgsIsHelpError", type("_Never", (Exception,), {}))
 
 
+#: the variable click's shell completion reads, and the instructions it takes
+COMPLETE_VAR = "_SIM_COMPLETE"
+SHELLS = ("bash", "zsh", "fish")
+
+
+def completion_problem(environ: Mapping[str, str]) -> str | None:
+    """What is wrong with a shell completion request in `environ` (None: nothing, or no
+    request). The shells' own scripts (`_SIM_COMPLETE=bash_source sim`) set COMP_WORDS and
+    COMP_CWORD; a request without them, or with a word index that is not a number, was not
+    made by a shell, and is bad input rather than a reason to fail inside click."""
+    instruction = environ.get(COMPLETE_VAR)
+    if instruction is None:
+        return None
+    shell, _, action = instruction.partition("_")
+    allowed = ", ".join(f"{sh}_{a}" for sh in SHELLS for a in ("source", "complete"))
+    if shell not in SHELLS or action not in ("source", "complete"):
+        return f"{COMPLETE_VAR}={instruction[:60]!r}: expected one of {allowed}"
+    if action == "source":
+        return None
+    missing = [name for name in ("COMP_WORDS", "COMP_CWORD") if name not in environ]
+    if missing:
+        return f"{COMPLETE_VAR}={instruction}: {' and '.join(missing)} must be set (the shell's completion script sets them)"
+    if shell != "fish" and not environ["COMP_CWORD"].strip().isdigit():
+        return f"COMP_CWORD={environ['COMP_CWORD'][:60]!r}: expected the index of the word being completed (0 or more)"
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
+    problem = completion_problem(os.environ)
+    if problem is not None:
+        return _error(problem)
     try:
         result = cli.main(args=argv, prog_name="sim", standalone_mode=False)
     except click.exceptions.Exit as exc:

@@ -12,6 +12,7 @@ merged result is the same.
 
 from __future__ import annotations
 
+import ipaddress
 import re
 from collections.abc import Iterator
 from concurrent.futures import Executor
@@ -29,17 +30,50 @@ class ClusterError(SimError):
     """A scheduler that cannot be used (one line, exit 2)."""
 
 
+#: a host name's label (RFC 1123): letters, digits and hyphens, not at either end
+_LABEL = re.compile(r"(?!-)[A-Za-z0-9-]{1,63}(?<!-)")
+#: the longest host name
+MAX_HOST = 253
+
+
 def parse_address(value: str) -> tuple[str, int | None]:
-    """("local", N) for `local:N`, else (the address as Dask takes it, None)."""
+    """("local", N) for `local:N`, else (the address as Dask takes it, None). The address is
+    HOST:PORT or tcp://HOST:PORT: HOST an IPv4 address, an IPv6 address in brackets or a
+    host name, PORT 1-65535; anything else is a one-line `ClusterError` before any work."""
     local = re.fullmatch(r"local:(\d+)", value)
     if local:
         workers = int(local.group(1))
         if not 1 <= workers <= MAX_WORKERS:
             raise ClusterError(f"--scheduler {value}: the worker count must be between 1 and {MAX_WORKERS}")
         return "local", workers
-    if not re.fullmatch(r"(tcp://)?[A-Za-z0-9.\-\[\]:]+:\d{1,5}", value):
-        raise ClusterError(f"--scheduler {value!r}: expected HOST:PORT, tcp://HOST:PORT or local:N")
-    return (value if value.startswith("tcp://") else f"tcp://{value}"), None
+    expected = "expected HOST:PORT, tcp://HOST:PORT ([IPv6]:PORT for an IPv6 address) or local:N"
+    rest = value.removeprefix("tcp://")
+    host, sep, port = rest.rpartition(":")
+    if not sep or not port.isdigit() or not host:
+        raise ClusterError(f"--scheduler {value[:80]!r}: {expected}")
+    if not 1 <= int(port) <= 65535:
+        raise ClusterError(f"--scheduler {value[:80]!r}: the port must be between 1 and 65535")
+    if not _valid_host(host):
+        raise ClusterError(f"--scheduler {value[:80]!r}: {host[:60]!r} is not an IP address or a host name; {expected}")
+    return f"tcp://{rest}", None
+
+
+def _valid_host(host: str) -> bool:
+    """An IPv4 address, an IPv6 address in brackets, or a host name (RFC 1123)."""
+    if host.startswith("[") and host.endswith("]"):
+        try:
+            ipaddress.IPv6Address(host[1:-1])
+        except ValueError:
+            return False
+        return True
+    if re.fullmatch(r"[\d.]+", host):
+        try:
+            ipaddress.IPv4Address(host)
+        except ValueError:
+            return False
+        return True
+    labels = host.removesuffix(".").split(".")
+    return len(host) <= MAX_HOST and all(_LABEL.fullmatch(label) for label in labels)
 
 
 @contextmanager

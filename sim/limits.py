@@ -32,8 +32,19 @@ MAX_EXPLORE_FAULTS = 12
 MAX_EXAMPLES = 100_000_000
 #: worker processes at most, per CPU
 WORKERS_PER_CPU = 4
-#: the CPUs of the machine, and worker processes at most (`--workers`): more only cost memory
-CPUS = os.cpu_count() or 1
+
+
+def usable_cpus() -> int:
+    """The CPUs this process may run on (its affinity, as `taskset` sets it), not the machine's."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+#: the CPUs this process may use, and worker processes at most (`--workers`, `-j`,
+#: `--scheduler local:N`): more only cost memory
+CPUS = usable_cpus()
 MAX_WORKERS = WORKERS_PER_CPU * CPUS
 #: a value quoted in an error message is cut to this many characters
 MAX_QUOTE = 60

@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from sim.errors import SimError
-from sim.limits import CPUS, MAX_WORKERS
+from sim.limits import CPUS, MAX_WORKERS, usable_cpus
 _PR_SET_PDEATHSIG = 1
 
 
@@ -31,10 +31,7 @@ class WorkerError(SimError):
 
 def cpus() -> int:
     """The CPUs this process may use."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return CPUS
+    return usable_cpus()
 
 
 def die_with_parent(parent: int) -> None:

@@ -409,12 +409,16 @@ class Case:
     files: dict[str, bytes] = field(default_factory=dict)
     what: str = ""
     stdin: str = "q\n"
+    #: environment variables set for the case (shell completion reads _SIM_COMPLETE, COMP_*)
+    env: dict[str, str] = field(default_factory=dict)
 
     def describe(self, limit: int = 300) -> str:
         parts = [f"sim {' '.join(_shell(a) for a in self.args)}"]
         for name, data in self.files.items():
             shown = data if len(data) <= limit else data[:limit] + b"...(%d bytes)" % len(data)
             parts.append(f"  {name}: {shown!r}")
+        if self.env:
+            parts.insert(0, " ".join(f"{k}={v[:80]!r}" for k, v in self.env.items()))
         if self.what:
             parts.append(f"  ({self.what})")
         return "\n".join(parts)
@@ -499,7 +503,15 @@ def base_command(c: Chooser, fx: Fixtures) -> list[str]:
 
 
 #: option -> junk made for it (in addition to the general junk)
+#: --scheduler values that are not an address (a valid one would connect, or start a cluster)
+SCHEDULER_JUNK = [
+    "x:1:2:3", "[:1", "a" * 300 + ":1", "127.0.0.1:99999", "", ":", ":1", "local:", "local:0", "local:99", "local:-1",
+    "tcp://", "tcp://:1", "[::1]:0", "[::1]", "[zz]:1", "host:-1", "host:1x", "\udcff:1", "a..b:1", "-a:1", "a-:1",
+    "1.2.3.4.5:1", "999.1.1.1:5", "host:" + "9" * 30, "x" * 64 + ".com:1", "local:1" + "0" * 30, "http://h:1",
+]  # fmt: skip
+
 OPTION_JUNK: dict[str, Callable[[Fixtures], list[str]]] = {
+    "--scheduler": lambda fx: SCHEDULER_JUNK,
     "-k": lambda fx: HUGE,
     "-t": lambda fx: HUGE,
     "--max-faults": lambda fx: HUGE,
@@ -606,6 +618,31 @@ def argument_case(c: Chooser, fx: Fixtures) -> Case:
     return Case(sanitize(args), what="; ".join(steps))
 
 
+#: what _SIM_COMPLETE may say: click's six instructions, and others
+COMPLETE_INSTRUCTIONS = [
+    "bash_complete", "zsh_complete", "fish_complete", "bash_source", "zsh_source", "fish_source", "bogus", "",
+    "bash", "complete", "bash_", "_complete", "BASH_COMPLETE", "bash_complete ", "tcsh_complete", "\udcff",
+]  # fmt: skip
+COMPLETE_WORDS = ["sim", "trace", "tr", "conform", "check", "--set", "fencing=", "--profile", "--", "-", "'", '"',
+                  "main", "--out", "x" * 300, "\udcff", "", " "]  # fmt: skip
+
+
+def completion_case(c: Chooser) -> Case:
+    """A shell completion request as a shell (or anything else) might make it: the
+    instruction, COMP_WORDS and COMP_CWORD drawn, each possibly missing or junk."""
+    env = {"_SIM_COMPLETE": c.choice(COMPLETE_INSTRUCTIONS)}
+    if c.integer(0, 5):
+        env["COMP_WORDS"] = " ".join(c.choice(COMPLETE_WORDS) for _ in range(c.integer(0, 5)))
+    if c.integer(0, 5):
+        env["COMP_CWORD"] = c.choice([str(c.integer(0, 6)), "-1", "abc", "", "1.5", "9" * 30, " 2"])
+    return Case([], env=env, what="shell completion")
+
+
+def scheduler_case(c: Chooser) -> Case:
+    """`sim check --scheduler` with an address that is not one."""
+    return Case(["check", "-k", "0", "-t", "1", "-j", "1", "--scheduler", c.choice(SCHEDULER_JUNK)])
+
+
 def special_cases(fx: Fixtures) -> list[Case]:
     """Fixed hostile inputs from issue 11 (special files, names, --out targets, bounds)."""
     long = "x" * 300
@@ -632,6 +669,13 @@ def special_cases(fx: Fixtures) -> list[Case]:
         Case(["trace", "main", "--colour"]), Case(["trace"]), Case(["nosuch"]), Case(["check", "-k", "abc"]),
         Case(["trace", "main", "--until", "1" + "0" * 30]), Case(["trace", "main", "--width", "1000000000"]),
         Case(["sweep", "--out", fx.afile + "/sub"]), Case(["sweep", "--workers", "0"]),
+        # issue 23: shell completion without what a shell sets, and scheduler addresses that are not
+        Case([], env={"_SIM_COMPLETE": "bash_complete"}),
+        Case([], env={"_SIM_COMPLETE": "bash_complete", "COMP_WORDS": "sim trace ", "COMP_CWORD": "abc"}),
+        Case([], env={"_SIM_COMPLETE": "zsh_complete", "COMP_WORDS": "sim conform "}),
+        Case([], env={"_SIM_COMPLETE": "bogus"}),
+        *[Case(["check", "-k", "0", "-t", "1", "-j", "1", "--scheduler", v])
+          for v in ("x:1:2:3", "[:1", "a" * 300 + ":1", "127.0.0.1:99999")],
     ]  # fmt: skip
 
 
@@ -714,14 +758,19 @@ def run_case(case: Case, limit: float = LIMIT_SECONDS) -> Result:
     from sim.cli import main
 
     folder = Path(tempfile.mkdtemp(prefix="sim-fuzz-"))
-    out, err = io.StringIO(), io.StringIO()
+    # text streams over bytes, as a process has: click writes some output (a completion
+    # script) to the stream's binary buffer
+    out, err = (io.TextIOWrapper(io.BytesIO(), encoding="utf-8", errors="surrogateescape", write_through=True)
+                for _ in range(2))  # fmt: skip
     code: int | None = None
     exception = None
     old_handlers = signal.signal(signal.SIGALRM, _on_alarm), signal.signal(signal.SIGPROF, _on_alarm)
     old_stdin = sys.stdin
+    old_env = {k: os.environ.get(k) for k in case.env}
     started = cpu_seconds()
     try:
         _write_files(folder, case)
+        os.environ.update(case.env)
         sys.stdin = io.StringIO(case.stdin)
         with memory_cap(), contextlib.chdir(folder), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
             signal.setitimer(signal.ITIMER_PROF, limit)
@@ -733,9 +782,16 @@ def run_case(case: Case, limit: float = LIMIT_SECONDS) -> Result:
                 signal.setitimer(signal.ITIMER_REAL, 0)
     except CaseTimeout:
         exception = f"over {limit:.0f} s (stopped)"
+    except SystemExit as exc:  # click's shell completion ends with sys.exit: its code is the exit code
+        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
     except Exception as exc:  # an uncaught exception is what the harness looks for
         exception = signature(exc)
     finally:
+        for k, v in old_env.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
         seconds = cpu_seconds() - started
         signal.setitimer(signal.ITIMER_PROF, 0)
         signal.setitimer(signal.ITIMER_REAL, 0)
@@ -743,7 +799,13 @@ def run_case(case: Case, limit: float = LIMIT_SECONDS) -> Result:
         signal.signal(signal.SIGPROF, old_handlers[1])
         sys.stdin = old_stdin
         shutil.rmtree(folder, ignore_errors=True)
-    return Result(case, code, out.getvalue(), err.getvalue(), seconds, exception)
+    return Result(case, code, _text(out), _text(err), seconds, exception)
+
+
+def _text(stream: io.TextIOWrapper) -> str:
+    stream.flush()
+    data = stream.buffer.getvalue()  # type: ignore[attr-defined]
+    return str(data.decode("utf-8", "replace"))
 
 
 def signature(exc: BaseException) -> str:
@@ -791,7 +853,7 @@ def run_subprocess(case: Case, limit: float = LIMIT_SECONDS) -> Result:
     started = children_cpu_seconds()
     try:
         _write_files(folder, case)
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST", "COV_"))}
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST", "COV_"))} | case.env
         proc = subprocess.Popen(
             sim_binary() + [os.fsencode(a).decode("utf-8", "surrogateescape") for a in case.args],
             cwd=folder, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
@@ -820,7 +882,7 @@ def wants_json(args: Sequence[str]) -> bool:
 
 def problems(r: Result, limit: float = LIMIT_SECONDS) -> list[str]:
     """What breaks the README's contract in this result (empty: it holds). Each entry starts
-    with its category: exit-code, traceback, exception, exit-2-lines, json, slow."""
+    with its category: exit-code, internal, traceback, exception, exit-2-lines, json, slow."""
     found = []
     if r.exception is not None and r.exception.startswith("over"):
         found.append(f"slow: {r.exception}")
@@ -828,6 +890,8 @@ def problems(r: Result, limit: float = LIMIT_SECONDS) -> list[str]:
         found.append(f"exception: {r.exception}")
     elif r.code not in (0, 1, 2):
         found.append(f"exit-code: {r.code}")
+    if "sim: internal error" in r.err:  # sim.cli caught an exception it did not expect: a bug
+        found.append(f"internal: {r.err.strip().splitlines()[-1][:200]}")
     if "Traceback (most recent call last)" in r.err or "Traceback (most recent call last)" in r.out:
         last = [line for line in r.err.strip().splitlines() if line and not line.startswith(" ")][-1:]
         found.append(f"traceback: {last[0][:160] if last else ''}")

@@ -50,6 +50,8 @@ EXAMPLES = {
     "toml": (150, 3000),
     "arguments": (250, 4000),
     "subprocess": (6, 100),
+    "completion": (60, 1000),
+    "scheduler": (30, 300),
 }
 
 
@@ -102,6 +104,7 @@ def assert_contract(r: fc.Result, limit: float = fc.LIMIT_SECONDS) -> None:
     assert "exception" not in kinds, f"uncaught exception: {found}" + explain(r)
     assert "traceback" not in kinds, f"traceback: {found}" + explain(r)
     assert "exit-code" not in kinds, f"exit code outside 0, 1, 2: {found}" + explain(r)
+    assert "internal" not in kinds, f"an internal error: {found}" + explain(r)
     assert "exit-2-lines" not in kinds, f"exit 2 without exactly one line on stderr: {found}" + explain(r)
     assert "json" not in kinds, f"--json output not one JSON document: {found}" + explain(r)
     assert not found, explain(r)
@@ -124,6 +127,22 @@ def test_fuzz_scenario_files_mutated_toml(data: st.DataObject) -> None:
 @given(st.data())
 def test_fuzz_argument_lists(fixtures: fc.Fixtures, data: st.DataObject) -> None:
     run_fuzzed(fc.argument_case(fc.DataChooser(data), fixtures), "arguments")
+
+
+@fuzz_settings("completion")
+@given(st.data())
+def test_fuzz_shell_completion(data: st.DataObject) -> None:
+    """_SIM_COMPLETE with COMP_WORDS and COMP_CWORD drawn (missing, junk or as a shell sets
+    them): a completion (exit 0) or one line and exit 2, never an internal error."""
+    run_fuzzed(fc.completion_case(fc.DataChooser(data)), "completion")
+
+
+@fuzz_settings("scheduler")
+@given(st.data())
+def test_fuzz_scheduler_addresses(data: st.DataObject) -> None:
+    """`sim check --scheduler` with a value that is no address: exit 2, one line, no waiting."""
+    r = run_fuzzed(fc.scheduler_case(fc.DataChooser(data)), "scheduler")
+    assert r.code == 2 and "--scheduler" in r.err, explain(r)
 
 
 def _special_ids() -> list[str]:
@@ -213,6 +232,7 @@ def test_harness_judge_sees_each_kind_of_failure() -> None:
     assert fc.problems(fc.Result(fc.Case(["trace", "x"]), 2, "", "sim: error: x: no such scenario\n", 0.1)) == []
     bad = {
         "exit-code": fc.Result(case, 3, '{"a": 1}', "", 0.1),
+        "internal": fc.Result(case, 1, '{"a": 1}', "sim: internal error (a bug in sim, please report it): KeyError: 'x'\n", 0.1),
         "traceback": fc.Result(case, 1, "", "Traceback (most recent call last):\n  File x\nValueError: y\n", 0.1),
         "exception": fc.Result(case, None, "", "", 0.1, "ValueError at sim/x.py:1: y"),
         "exit-2-lines": fc.Result(case, 2, "", "Usage: sim\nTry\n\nError: x\n", 0.1),

@@ -68,6 +68,10 @@ def check(max_faults: int, horizon: int, faults: str, sets: tuple[str, ...], pro
     token 41, 2 missed heartbeats, the newsletter ready at t12. `--set` changes the other
     switches; unless it sets `checkpoints`, both per-step and end-only are checked.
     """
+    if scheduler is not None:  # a malformed address is bad input, said before any work
+        from sim.cluster import parse_address
+
+        parse_address(scheduler)
     bound = checker.CheckBound(max_faults=max_faults, horizon=horizon, faults=faults)
     values = switch_values(sets, profile)
     base = checker.base_switches(values)
