@@ -77,7 +77,7 @@ OWN = "engine's own part"
 
 def protection_off(name: str) -> str:
     """The value that turns the protection `name` off (the first of its other values)."""
-    return next(m.value for m in SWITCHES[name] if m is not PROTECTIONS[name])
+    return str(next(m.value for m in SWITCHES[name] if m is not PROTECTIONS[name]))
 
 
 def own_part(profile: Profile) -> tuple[str, ...]:

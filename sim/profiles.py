@@ -89,10 +89,10 @@ CONFORM = 'docs/conform.md, "What each engine showed"; reports/conformance.json'
 TEMPORAL_CONFORM = 'docs/conform.md, "Temporal" ("A finding: a stopped worker is still handed tasks")'
 RESTATE_CONFORM = 'docs/conform.md, "What Restate showed"'
 TEMPORAL_IDEMPOTENCY = "https://docs.temporal.io/activities (Activity idempotency)"
-TEMPORAL_FAILURES = ("https://docs.temporal.io/encyclopedia/detecting-activity-failures (Start-To-Close Timeout; "
+TEMPORAL_FAILURES = ("https://docs.temporal.io/encyclopedia/detecting-activity-failures (Start-To-Close Timeout and "
                      "Activity Heartbeat: an attempt past its timeout is timed out and retried)")
 TEMPORAL_SLOTS = ("https://docs.temporal.io/develop/worker-performance (Task slots: a Worker runs as many "
-                  "concurrent Activity Tasks as it has slots; max_concurrent_activities in the Python SDK)")
+                  "concurrent Activity Tasks as it has slots, max_concurrent_activities in the Python SDK)")
 TEMPORAL_WORKFLOW = "https://docs.temporal.io/workflows (deterministic workflow code, replay)"
 DBOS_DOCS = "https://docs.dbos.dev/python/tutorials/workflow-tutorial (workflows, steps, recovery)"
 DBOS_CONCURRENT = ("https://docs.dbos.dev/explanations/concurrent-executions (a conflicting step checkpoint parks "
@@ -102,7 +102,7 @@ RESTATE_DOCS = "https://docs.restate.dev/concepts/durable_execution (ctx.run jou
 DURABLE_DOCS = "https://learn.microsoft.com/azure/azure-functions/durable/durable-functions-orchestrations"
 STEP_DOCS = "https://docs.aws.amazon.com/step-functions/latest/dg/redrive-executions.html"
 STEP_REDRIVE_API = ("https://docs.aws.amazon.com/step-functions/latest/apireference/API_RedriveExecution.html "
-                    "(same input, same definition and execution ARN; successful steps not rerun)")
+                    "(same input, same definition and execution ARN, successful steps not rerun)")
 STEP_TOKENS = ("https://docs.aws.amazon.com/step-functions/latest/apireference/API_SendTaskSuccess.html "
                "(Errors: TaskTimedOut, the token expired or its task already closed)")
 AIRFLOW_DOCS = "https://airflow.apache.org/docs/apache-airflow/stable/core-concepts/tasks.html"

@@ -272,3 +272,24 @@ def test_a_pins_claim_whose_acceptance_check_is_the_application_s_says_so() -> N
         assert "wrong-acceptance" in rows[0].keeps and "wrong-acceptance" not in engine_keeps(p, rows)
         assert any(line.startswith("with the application's part (pins=on: the acceptance check)") and
                    "wrong-acceptance" in line for line in credit(p, rows))  # fmt: skip
+
+
+def test_every_claim_cites_the_page_that_states_it() -> None:
+    """Each part of a claim's source is an address, a section of the technical companion, a
+    section of this project's docs (the file and its heading exist), or the committed report
+    a conformance run wrote."""
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    for p in PROFILES:
+        for claim in (*p.engine, *p.missing()):
+            for part in claim.source.split("; "):
+                doc = re.match(r'(docs/[\w.-]+\.md), "([^"]+)"', part)
+                if doc:
+                    text = (root / doc[1]).read_text(encoding="utf-8")
+                    headings = [line.lstrip("#").strip() for line in text.splitlines() if line.startswith("#")]
+                    assert any(h.startswith(doc[2]) for h in headings), f"{p.name} {claim.setting}: {part}"
+                    continue
+                assert (part.startswith("https://") or re.match(r"technical companion §\d+", part)
+                        or part.startswith("reports/conformance.json")), f"{p.name} {claim.setting}: {part!r} names no page"  # fmt: skip
