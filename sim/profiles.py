@@ -189,7 +189,7 @@ PROFILES: tuple[Profile, ...] = (
                   "a task handed to it before it was replaced is still run when it continues: its result "
                   "reaches the server, whose completion check refuses it (the fence is at the next write, "
                   "not before the next step; the conformance zombie's late result was refused, and it ran "
-                  "the extra attempts it had been handed)", f"{TEMPORAL_SLOTS}; {TEMPORAL_CONFORM}"),
+                  "the tasks it had been handed: 0 to 3 extra model calls, and replayed workflow tasks)", f"{TEMPORAL_SLOTS}; {TEMPORAL_CONFORM}"),
             REFERENCE, NO_KEY, LATEST,
         ),
         runnable=True,
@@ -333,8 +333,10 @@ def _validate() -> None:
             parse_value(claim.name, claim.value, f"profile {p.name}")
             if claim.name in FAULT_SWITCHES:
                 raise ValueError(f"profile {p.name}: {claim.name} is an event, not a property of an engine")
-            if claim.application_part and (claim.name not in PROTECTIONS or claim.value != PROTECTIONS[claim.name].value):
-                raise ValueError(f"profile {p.name}: only a protection turned on has an application part ({claim.setting})")
+            protection = PROTECTIONS.get(claim.name)
+            if claim.application_part and (protection is None or claim.value != protection.value):
+                raise ValueError(f"profile {p.name}: {claim.setting} is no protection turned on; "
+                                 "only such a claim has an application part")  # fmt: skip
 
 
 _validate()

@@ -293,3 +293,13 @@ def test_every_claim_cites_the_page_that_states_it() -> None:
                     continue
                 assert (part.startswith("https://") or re.match(r"technical companion §\d+", part)
                         or part.startswith("reports/conformance.json")), f"{p.name} {claim.setting}: {part!r} names no page"  # fmt: skip
+
+
+def test_only_a_protection_turned_on_may_name_an_application_part(monkeypatch: pytest.MonkeyPatch) -> None:
+    from sim import profiles as profiles_mod
+    from sim.profiles import Claim, Profile
+
+    bad = Profile("bad", "bad", (Claim("fencing=off", "why", "technical companion §7", application_part="x"),), ())
+    monkeypatch.setattr(profiles_mod, "PROFILES", (bad,))
+    with pytest.raises(ValueError, match="fencing=off is no protection turned on"):
+        profiles_mod._validate()
