@@ -4,7 +4,14 @@ combinations (docs/profiles.md).
 
 For a profile it runs the twelve event combinations (how the first worker goes silent, when
 the report changes, whether the first poster dies) under the engine's own settings, then
-with each protection the application must add switched on alone, then with all of them. Each
+with each protection the application must add switched on alone, then with all of them.
+
+A setting the engine gives may, as the model runs it, include some of the application's code
+(a claim's `application_part`: Bazel's input hashing is the engine's, but the model's pins
+also make the assessor compare part hashes with the current report, and a build cache accepts
+nothing). Then one more row runs the engine with that setting's protection off, and the
+engine is credited only with what it keeps there (`credit`): an invariant that holds only
+through the application's part is credited to that part, not to the engine. Each
 row counts, per invariant, the event combinations in which it broke, and the runs that did
 not finish, with the model calls they spent. The runs are ordinary runs of the worked example's
 schedule (`sim.schedule.worked_example`), the same the 864-run sweep makes.
@@ -20,7 +27,7 @@ from sim.profiles import Profile
 from sim.properties import ARTICLE_NAMES
 from sim.run import simulate
 from sim.schedule import worked_example
-from sim.switches import FAULT_SWITCHES, SWITCHES, Switches
+from sim.switches import FAULT_SWITCHES, PROTECTIONS, SWITCHES, Switches
 
 #: every event combination, in the sweep's order (first value first)
 EVENTS: tuple[dict[str, str], ...] = tuple(
@@ -64,13 +71,57 @@ def row(profile: Profile, label: str, adds: tuple[str, ...], sets: dict[str, str
     return Row(label, adds, broken, unfinished, calls)
 
 
+#: the label of the row that runs the engine less the application's part of its settings
+OWN = "engine's own part"
+
+
+def protection_off(name: str) -> str:
+    """The value that turns the protection `name` off (the first of its other values)."""
+    return str(next(m.value for m in SWITCHES[name] if m is not PROTECTIONS[name]))
+
+
+def own_part(profile: Profile) -> tuple[str, ...]:
+    """The settings that take the application's part out of the engine's: each claim with an
+    application part, with its protection off."""
+    return tuple(f"{c.name}={protection_off(c.name)}" for c in profile.engine if c.application_part)
+
+
 def profile_rows(profile: Profile, sets: dict[str, str] | None = None) -> list[Row]:
-    """The engine alone, each missing protection added alone, and all of them (when more
-    than one is missing). `sets` (from `--set`) applies to every row."""
+    """The engine alone, the engine's own part (when a setting it gives includes application
+    code), each missing protection added alone, and all of them (when more than one is
+    missing). `sets` (from `--set`) applies to every row."""
     sets = sets or {}
     missing = tuple(c.setting for c in profile.missing())
     rows = [row(profile, "engine alone", (), sets)]
+    if own_part(profile):
+        rows.append(row(profile, OWN, own_part(profile), sets))
     rows += [row(profile, f"+ {m}", (m,), sets) for m in missing]
     if len(missing) > 1:
         rows.append(row(profile, "+ all of them", missing, sets))
     return rows
+
+
+def credit(profile: Profile, rows: list[Row]) -> list[str]:
+    """The sweep's verdict in words: what the engine keeps by itself (never what holds only
+    through the application's part of one of its settings), what that part keeps, and what each
+    addition keeps beyond the engine as run."""
+    alone = rows[0]
+    own = next((r for r in rows if r.label == OWN), alone)
+    lines = ["the engine alone keeps: " + (", ".join(own.keeps) or "none of the invariants")]
+    if own is not alone:
+        parts = [c for c in profile.engine if c.application_part]
+        named = "; ".join(f"{c.setting}: {c.application_part.partition(':')[0]}" for c in parts)
+        gained = [k for k in alone.keeps if k not in own.keeps]
+        lines.append(f"with the application's part ({named}): also keeps " + (", ".join(gained) or "nothing more"))
+    for r in rows[1:]:
+        if r is own:
+            continue
+        gained = [k for k in r.keeps if k not in alone.keeps]
+        lines.append(f"{r.label}: also keeps " + (", ".join(gained) or "nothing more"))
+    return lines
+
+
+def engine_keeps(profile: Profile, rows: list[Row] | None = None) -> tuple[str, ...]:
+    """The invariants the sweep credits to the engine by itself."""
+    rows = rows if rows is not None else profile_rows(profile)
+    return next((r for r in rows if r.label == OWN), rows[0]).keeps

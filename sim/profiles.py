@@ -39,6 +39,10 @@ class Claim:
     setting: str
     why: str
     source: str
+    #: what of this setting, as the model runs it, is the application's code rather than the
+    #: engine's ("" when all of it is the engine's): `sim sweep --profile` does not credit the
+    #: engine with an invariant that holds only through it
+    application_part: str = ""
 
     @property
     def name(self) -> str:
@@ -76,14 +80,31 @@ class Profile:
 
 
 # -- sources ------------------------------------------------------------------------------------
+# Each source names the page that states the claim: an address (and the section, where the page
+# has several), the technical companion's section, or a section of this project's docs.
 COMPANION = "technical companion"
-TEMPORAL_DOCS = "https://docs.temporal.io/activities (idempotency; activity task tokens)"
+#: this project's own conformance runs (`sim conform`): the section of docs/conform.md that
+#: reports them, and the figures in reports/conformance.json
+CONFORM = 'docs/conform.md, "What each engine showed"; reports/conformance.json'
+TEMPORAL_CONFORM = 'docs/conform.md, "Temporal" ("A finding: a stopped worker is still handed tasks")'
+RESTATE_CONFORM = 'docs/conform.md, "What Restate showed"'
+TEMPORAL_IDEMPOTENCY = "https://docs.temporal.io/activities (Activity idempotency)"
+TEMPORAL_FAILURES = ("https://docs.temporal.io/encyclopedia/detecting-activity-failures (Start-To-Close Timeout and "
+                     "Activity Heartbeat: an attempt past its timeout is timed out and retried)")
+TEMPORAL_SLOTS = ("https://docs.temporal.io/develop/worker-performance (Task slots: a Worker runs as many "
+                  "concurrent Activity Tasks as it has slots, max_concurrent_activities in the Python SDK)")
 TEMPORAL_WORKFLOW = "https://docs.temporal.io/workflows (deterministic workflow code, replay)"
 DBOS_DOCS = "https://docs.dbos.dev/python/tutorials/workflow-tutorial (workflows, steps, recovery)"
+DBOS_CONCURRENT = ("https://docs.dbos.dev/explanations/concurrent-executions (a conflicting step checkpoint parks "
+                   "the execution, which delivers the workflow's recorded outcome)")
 LANGGRAPH_DOCS = "https://langchain-ai.github.io/langgraph/concepts/durable_execution/ (durability modes)"
 RESTATE_DOCS = "https://docs.restate.dev/concepts/durable_execution (ctx.run journal)"
 DURABLE_DOCS = "https://learn.microsoft.com/azure/azure-functions/durable/durable-functions-orchestrations"
 STEP_DOCS = "https://docs.aws.amazon.com/step-functions/latest/dg/redrive-executions.html"
+STEP_REDRIVE_API = ("https://docs.aws.amazon.com/step-functions/latest/apireference/API_RedriveExecution.html "
+                    "(same input, same definition and execution ARN, successful steps not rerun)")
+STEP_TOKENS = ("https://docs.aws.amazon.com/step-functions/latest/apireference/API_SendTaskSuccess.html "
+               "(Errors: TaskTimedOut, the token expired or its task already closed)")
 AIRFLOW_DOCS = "https://airflow.apache.org/docs/apache-airflow/stable/core-concepts/tasks.html"
 BAZEL_DOCS = "https://bazel.build/remote/caching"
 STRIPE_DOCS = "https://docs.stripe.com/api/idempotent_requests"
@@ -94,12 +115,13 @@ KEY_APP = Claim(
     "key=per-operation",
     "the receiver enforces idempotency, not the engine: the step must send a key that names the "
     "operation (workflow id + step id), the same on every retry",
-    f"{COMPANION} §8; {TEMPORAL_DOCS}",
+    f"{COMPANION} §8; {TEMPORAL_IDEMPOTENCY}",
 )
 PINS_APP = Claim(
     "pins=on",
     "pass the report's content (or its content hash) into the run, and key each step by the "
-    "section it read, instead of a reference read at step time",
+    "section it read, instead of a reference read at step time; the acceptance step compares "
+    "each part's section hash with the current report",
     f"{COMPANION} §6 and §10",
 )
 RULE_APP = Claim(
@@ -124,11 +146,14 @@ NO_KEY = Claim("key=none", "the engine adds no key to calls its steps make", f"{
 PER_STEP = "checkpoints=per-step"
 
 
-def _profile(name: str, system: str, engine: tuple[Claim, ...], runnable: bool = False, note: str = "") -> Profile:
-    """A profile whose application part is every protection its engine leaves off."""
+def _profile(name: str, system: str, engine: tuple[Claim, ...], runnable: bool = False, note: str = "",
+             adds: tuple[Claim, ...] = ()) -> Profile:  # fmt: skip
+    """A profile whose application part is every protection its engine leaves off (`adds`:
+    how this system's application adds one, where it differs from the general way)."""
     given = {c.name: c.value for c in engine}
+    own = {c.name: c for c in adds}
     app = tuple(
-        claim for claim in (FENCING_APP, PINS_APP, KEY_APP, RULE_APP)
+        own.get(claim.name, claim) for claim in (FENCING_APP, PINS_APP, KEY_APP, RULE_APP)
         if given.get(claim.name) != claim.value
     )  # fmt: skip
     return Profile(name, system, engine, app, runnable, note)
@@ -140,11 +165,11 @@ def _langgraph(mode: str, checkpoints: str, why: str) -> Profile:
         (
             Claim(f"checkpoints={checkpoints}", why, LANGGRAPH_DOCS),
             Claim("fencing=off", "a resumed thread does not fence an older execution of it: a stopped "
-                  "worker that continues writes its checkpoints too", f"{COMPANION} §14; conformance run "
-                  "(issue 14's feasibility study: the zombie's writes landed)"),
+                  "worker that continues writes its checkpoints too", f"{COMPANION} §14; {CONFORM} (zombie: the "
+                  "zombie's write landed)"),
             Claim("zombie=from-memory", "a resumed worker runs on from the state it holds and never "
-                  "reads the checkpoints again, so it spends its own model calls", "conformance run "
-                  "(issue 14's feasibility study: the stopped worker made its own extra model call)"),
+                  "reads the checkpoints again, so it spends its own model calls", f"{CONFORM} (zombie: "
+                  "the stopped worker made its own s4 call, 4 calls against 3)"),
             REFERENCE, NO_KEY, LATEST,
         ),
         runnable=True,
@@ -158,9 +183,13 @@ PROFILES: tuple[Profile, ...] = (
             Claim(PER_STEP, "each activity's result is recorded in the workflow's history and replayed",
                   f"{COMPANION} §5; {TEMPORAL_WORKFLOW}"),
             Claim("fencing=on", "the server accepts an activity's completion only from the attempt it "
-                  "handed the task to; a late result of an older attempt is discarded", TEMPORAL_DOCS),
-            Claim("fencing_scope=step", "a worker holds one activity task at a time and the server decides "
-                  "the next one, so a replaced worker never gets another step", TEMPORAL_DOCS),
+                  "handed the task to; the result of an attempt it has timed out is refused",
+                  f"{TEMPORAL_FAILURES}; {TEMPORAL_CONFORM}"),
+            Claim("fencing_scope=attempt", "a worker holds as many activity tasks at once as it has slots, and "
+                  "a task handed to it before it was replaced is still run when it continues: its result "
+                  "reaches the server, whose completion check refuses it (the fence is at the next write, "
+                  "not before the next step; the conformance zombie's late result was refused, and it ran "
+                  "the tasks it had been handed: 0 to 3 extra model calls, and replayed workflow tasks)", f"{TEMPORAL_SLOTS}; {TEMPORAL_CONFORM}"),
             REFERENCE, NO_KEY, LATEST,
         ),
         runnable=True,
@@ -171,12 +200,14 @@ PROFILES: tuple[Profile, ...] = (
             Claim(PER_STEP, "each step's output is recorded in the system database and not run again "
                   "on recovery", DBOS_DOCS),
             Claim("fencing=on", "the workflow row names its executor and a step write from another one is "
-                  "refused (owner equality rather than a token order)", f"{DBOS_DOCS}; conformance run"),
+                  "refused (owner equality rather than a token order)", f"{DBOS_CONCURRENT}; {CONFORM} (zombie: "
+                  "its s3 write rejected)"),
             Claim("fencing_by=owner", "the check is equality with the executor recorded on the workflow "
-                  "row, not an order of tokens", f"{DBOS_DOCS}; conformance run"),
+                  "row, not an order of tokens (the conformance run's log: \"no longer owned by this "
+                  "execution\")", 'docs/conform.md, "What the model does not capture" (the DBOS log line)'),
             Claim("fenced_end=adopts", "a fenced execution does not fail: it waits for the workflow's "
                   "recorded result and returns it (a workflow id's result is the one its owner recorded)",
-                  f"{DBOS_DOCS}; conformance run"),
+                  f"{DBOS_CONCURRENT}; {CONFORM} (zombie: it returns the owner's result)"),
             REFERENCE, NO_KEY, LATEST,
         ),
         runnable=True,
@@ -192,9 +223,11 @@ PROFILES: tuple[Profile, ...] = (
             Claim(PER_STEP, "ctx.run stores each step's result in the invocation's journal",
                   f"{COMPANION} §5; {RESTATE_DOCS}"),
             Claim("fencing=on", "the server owns the journal and drives one invocation attempt at a time; "
-                  "entries from a superseded attempt are not accepted", f"{RESTATE_DOCS}; conformance run"),
+                  "entries from a superseded attempt are not accepted", f"{RESTATE_DOCS}; {RESTATE_CONFORM}"),
             Claim("fencing_scope=step", "each ctx.run result is sent to the server, which decides what the "
-                  "invocation does next; a superseded attempt gets no further step", RESTATE_DOCS),
+                  "invocation does next; once it aborts an attempt the stream is gone, so a superseded "
+                  "attempt gets no further step and its result reaches no store (the conformance zombie: "
+                  "cut, no write, no extra call)", f"{RESTATE_DOCS}; {RESTATE_CONFORM}"),
             REFERENCE, NO_KEY, LATEST,
         ),
         runnable=True,
@@ -215,14 +248,27 @@ PROFILES: tuple[Profile, ...] = (
         "step-functions", "AWS Step Functions (redrive)",
         (
             Claim(PER_STEP, "redrive continues a failed execution from the unsuccessful step, keeping "
-                  "the results of successful ones (with documented exceptions)", f"{COMPANION} §10; {STEP_DOCS}"),
-            Claim("pins=on", "redrive uses the same input and the same state-machine version; a new "
-                  "input needs a new execution", f"{COMPANION} §10; {STEP_DOCS}"),
-            Claim("fencing=on", "a task's result is accepted through its task token for the current "
-                  "execution only", STEP_DOCS),
+                  "the results of successful ones (with documented exceptions)",
+                  f"{COMPANION} §10; {STEP_DOCS}; {STEP_REDRIVE_API}"),
+            Claim("pins=off", "redrive reruns the execution's own input document and keeps the successful "
+                  "steps' results by step, not by what they read; the engine hashes no content, so where a "
+                  "task reads the report by reference the steps it redoes read the report as it is then, "
+                  "beside the kept ones. A new report is a new execution only if the application starts "
+                  "one, and then nothing of the old one is reused (the model has no setting for that: "
+                  "docs/profiles.md, \"What a profile cannot say yet\")", f"{COMPANION} §10; {STEP_REDRIVE_API}"),
+            Claim("fencing=on", "a worker completes a task with the task token Step Functions issued for it; "
+                  "the token of a task that timed out or was closed is refused", STEP_TOKENS),
             NO_KEY, LATEST,
         ),
         note="documentation only: not runnable here",
+        adds=(Claim(
+            "pins=on", "pass the report's content (or its hash) in the execution's input, so that a redrive "
+            "reruns that content, and start a new execution for a new version; reusing an unchanged "
+            "section's result across executions is the application's own cache keyed by the section's "
+            "hash, and comparing an accepted digest's parts with the current report is its acceptance "
+            "step: the model's pins=on is all three, none of them the engine's",
+            f"{COMPANION} §10 (\"whether a new execution reuses earlier results is an application-level "
+            f"choice\"); {STEP_REDRIVE_API}"),),
     ),
     _profile(
         "airflow", "Apache Airflow",
@@ -241,7 +287,10 @@ PROFILES: tuple[Profile, ...] = (
             Claim(PER_STEP, "every action's outputs are stored in the cache as it finishes",
                   f"{COMPANION} §6; {BAZEL_DOCS}"),
             Claim("pins=on", "an action is keyed by a hash of its declared inputs, command line and "
-                  "environment, so a changed input misses the cache", f"{COMPANION} §6; {BAZEL_DOCS}"),
+                  "environment, so a changed input misses the cache", f"{COMPANION} §6; {BAZEL_DOCS}",
+                  application_part="the acceptance check: with pins on the model's assessor also refuses a "
+                  "digest whose pin or part hashes are not the current report's; a build cache accepts "
+                  "nothing, so that check is the application's"),
             Claim("fencing=off", "the cache accepts any writer's outputs; it relies on actions being "
                   "reproducible", BAZEL_DOCS),
             NO_KEY, LATEST,
@@ -284,6 +333,10 @@ def _validate() -> None:
             parse_value(claim.name, claim.value, f"profile {p.name}")
             if claim.name in FAULT_SWITCHES:
                 raise ValueError(f"profile {p.name}: {claim.name} is an event, not a property of an engine")
+            protection = PROTECTIONS.get(claim.name)
+            if claim.application_part and (protection is None or claim.value != protection.value):
+                raise ValueError(f"profile {p.name}: {claim.setting} is no protection turned on; "
+                                 "only such a claim has an application part")  # fmt: skip
 
 
 _validate()

@@ -483,7 +483,7 @@ def test_a_profile_sets_the_engines_switches_and_says_what_the_application_adds(
     page.wait_for_function(f"document.getElementById('run').dataset.run === '{rid}'")
     note = page.inner_text("#profile-note")
     assert "the application adds pins=on, key=per-operation, rule=current-accepted" in note
-    assert "fencing_scope=step" in note
+    assert "fencing_scope=attempt" in note
 
 
 # -- the layout at two screen sizes, measured ------------------------------------------------

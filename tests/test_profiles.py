@@ -8,7 +8,7 @@ import json
 import pytest
 
 from sim.cli import main
-from sim.profile_sweep import EVENTS, profile_rows
+from sim.profile_sweep import EVENTS, OWN, credit, engine_keeps, profile_rows
 from sim.profiles import PROFILES, get
 from sim.properties import ARTICLE_NAMES
 from sim.run import simulate
@@ -232,4 +232,74 @@ def test_the_readme_table_of_what_each_engine_keeps_alone_is_what_the_sweep_says
         said = {k.strip() for k in keeps.split(",")} - {"none"}
         for name in [n.strip(" `") for n in names.split(",")]:
             full = name if name in [p.name for p in PROFILES] else f"langgraph{name}"
-            assert set(profile_rows(get(full))[0].keeps) == said, full
+            assert set(engine_keeps(get(full))) == said, full
+
+
+# -- issue 22, defect 8: what the engine does, and what the sweep credits it with -----------------
+def test_step_functions_runs_a_redrive_on_its_input_and_is_not_credited_with_the_acceptance_check() -> None:
+    """Redrive reruns the execution's own input and keeps the successful steps by step (AWS's
+    RedriveExecution page; the companion, section 10); it does not pin content or reuse a step
+    across versions, and the acceptance check is the application's. So the engine's settings
+    leave pins off, its sweep does not credit it with wrong-acceptance, and the application's
+    pins=on (with its acceptance check) does."""
+    from sim.run import run_scenario
+    from sim.scenario import load
+    from sim.trace import Kind
+
+    sfn = get("step-functions")
+    assert sfn.settings()["pins"] == "off" and "pins=on" in [c.setting for c in sfn.missing()]
+    trace, _ = run_scenario(load("main").with_switches(sfn.settings()))
+    # no attempt is pinned to a version, so no step computed under v1 is restored into a run pinned to v2
+    assert all(e.detail.get("pin") is None for e in trace.events if e.kind is Kind.ADMITTED)
+    rows = profile_rows(sfn)
+    assert "wrong-acceptance" not in engine_keeps(sfn, rows)
+    assert "+ pins=on: also keeps wrong-acceptance" in credit(sfn, rows)
+
+
+def test_a_pins_claim_whose_acceptance_check_is_the_application_s_says_so() -> None:
+    """With pins on the model's assessor also compares each part's section hash with the current
+    report. Every profile here leaves the acceptance step to the application (rule=current-accepted
+    is among what it adds), so an engine claiming pins=on must declare that part as the
+    application's, and the sweep must not credit the engine with what only that part keeps."""
+    for p in PROFILES:
+        pins = next((c for c in p.engine if c.name == "pins"), None)
+        if pins is None or pins.value != "on":
+            continue
+        assert "rule=current-accepted" in [c.setting for c in p.missing()], p.name
+        assert pins.application_part, f"{p.name}: pins=on includes the application's acceptance check"
+        rows = profile_rows(p)
+        assert [r.label for r in rows][:2] == ["engine alone", OWN]
+        assert "wrong-acceptance" in rows[0].keeps and "wrong-acceptance" not in engine_keeps(p, rows)
+        assert any(line.startswith("with the application's part (pins=on: the acceptance check)") and
+                   "wrong-acceptance" in line for line in credit(p, rows))  # fmt: skip
+
+
+def test_every_claim_cites_the_page_that_states_it() -> None:
+    """Each part of a claim's source is an address, a section of the technical companion, a
+    section of this project's docs (the file and its heading exist), or the committed report
+    a conformance run wrote."""
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    for p in PROFILES:
+        for claim in (*p.engine, *p.missing()):
+            for part in claim.source.split("; "):
+                doc = re.match(r'(docs/[\w.-]+\.md), "([^"]+)"', part)
+                if doc:
+                    text = (root / doc[1]).read_text(encoding="utf-8")
+                    headings = [line.lstrip("#").strip() for line in text.splitlines() if line.startswith("#")]
+                    assert any(h.startswith(doc[2]) for h in headings), f"{p.name} {claim.setting}: {part}"
+                    continue
+                assert (part.startswith("https://") or re.match(r"technical companion §\d+", part)
+                        or part.startswith("reports/conformance.json")), f"{p.name} {claim.setting}: {part!r} names no page"  # fmt: skip
+
+
+def test_only_a_protection_turned_on_may_name_an_application_part(monkeypatch: pytest.MonkeyPatch) -> None:
+    from sim import profiles as profiles_mod
+    from sim.profiles import Claim, Profile
+
+    bad = Profile("bad", "bad", (Claim("fencing=off", "why", "technical companion §7", application_part="x"),), ())
+    monkeypatch.setattr(profiles_mod, "PROFILES", (bad,))
+    with pytest.raises(ValueError, match="fencing=off is no protection turned on"):
+        profiles_mod._validate()

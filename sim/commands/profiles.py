@@ -12,7 +12,10 @@ from sim.commands.common import emit_json
 
 
 def _claim_json(c: profiles_mod.Claim) -> dict[str, str]:
-    return {"setting": c.setting, "why": c.why, "source": c.source}
+    out = {"setting": c.setting, "why": c.why, "source": c.source}
+    if c.application_part:
+        out["application_part"] = c.application_part
+    return out
 
 
 @click.command()
@@ -54,6 +57,9 @@ def profiles(name: str | None, as_json: bool) -> int:
         for c in claims:
             click.echo(f"  {c.setting}")
             click.echo(textwrap.fill(c.why, width=88, initial_indent="      ", subsequent_indent="      "))
+            if c.application_part:
+                click.echo(textwrap.fill("the application's part: " + c.application_part, width=88,
+                                         initial_indent="      ", subsequent_indent="      "))  # fmt: skip
             click.echo(textwrap.fill("source: " + c.source, width=88, initial_indent="      ",
                                      subsequent_indent="        "))  # fmt: skip
     return 0

@@ -172,7 +172,7 @@ def sweep(workers: int, as_json: bool, out: Path, profile: str | None, sets: tup
 
 def _profile_sweep(name: str, sets: tuple[str, ...], as_json: bool) -> int:
     """`sim sweep --profile NAME`: the engine alone and with each addition, over the events."""
-    from sim.profile_sweep import EVENTS, profile_rows
+    from sim.profile_sweep import EVENTS, credit, engine_keeps, profile_rows
     from sim.render.text import column_widths, table_line
     from sim.profiles import get
     from sim.switches import FAULT_SWITCHES, for_own_schedules
@@ -183,7 +183,8 @@ def _profile_sweep(name: str, sets: tuple[str, ...], as_json: bool) -> int:
     rows = profile_rows(profile, values)
     if as_json:
         emit_json({"profile": profile.name, "system": profile.system, "set": values,
-                   "engine": profile.settings(), "events": len(EVENTS), "rows": [r.to_json() for r in rows]})  # fmt: skip
+                   "engine": profile.settings(), "events": len(EVENTS), "rows": [r.to_json() for r in rows],
+                   "engine_keeps": list(engine_keeps(profile, rows)), "credit": credit(profile, rows)})  # fmt: skip
         return 0
     names = list(rows[0].broken)
     click.echo(click.style(f"{profile.system} (--profile {profile.name})", bold=True))
@@ -201,11 +202,6 @@ def _profile_sweep(name: str, sets: tuple[str, ...], as_json: bool) -> int:
     for cells in (headers, ["-" * w for w in widths], *table):
         click.echo(table_line(cells, widths, right))
     click.echo()
-    alone = rows[0]
-    lines = ["the engine alone keeps: " + (", ".join(alone.keeps) or "none of the invariants")]
-    for r in rows[1:]:
-        gained = [k for k in r.keeps if k not in alone.keeps]
-        lines.append(f"{r.label}: also keeps " + (", ".join(gained) or "nothing more"))
-    for line in lines:
+    for line in credit(profile, rows):
         click.echo(textwrap.fill(line, width=80, subsequent_indent="    ", break_on_hyphens=False))
     return 0

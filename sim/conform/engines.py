@@ -6,7 +6,8 @@ less the post key and the acceptance rule, which the harness's application decid
 
 Each engine's `uncaptured` names the behaviours the model cannot express, and which (fault,
 figure) rows each one explains. Issue 14's four engine behaviours are knobs now, which the
-profiles set where the engine's documentation or a conformance run supports it: a zombie
+profiles set where the engine's documentation or a conformance run supports it (and
+tests/test_profile_evidence.py holds each setting against the committed conformance figures): a zombie
 running on from memory (`zombie`), fencing per step (`fencing_scope`), fencing by owner
 equality and a fenced worker adopting the owner's result (`fencing_by`, `fenced_end`), and
 retries inside one attempt (`retries`). Replay on resume, which this harness found, is not;
@@ -50,15 +51,10 @@ HANDED_TO_STOPPED = Behaviour(
     "the workflow task timeout) and goes again to a worker; when continued, the stopped worker runs "
     "the activity attempts it was handed (spending their model calls) and replays the workflow tasks "
     "(restoring steps the other worker computed), and the server refuses every result. The model's "
-    "worker fenced per step gets no further step; its knob `retries` re-delivers a step to the paused "
+    "woken worker finishes only the action it held (and is refused at its write); its knob `retries` "
+    "re-delivers a step to the paused "
     "worker a fixed number of times, where Temporal matches each attempt to whichever open poll it "
     "meets, the stopped worker's or the other's, so the count varies from run to run (0 to 3 seen)",
-)
-LATE_RESULT_REFUSED = Behaviour(
-    "late result refused",
-    "the zombie's held activity result reaches the server, which refuses it (the attempt it names "
-    "timed out and was retried): a write rejected by the server's check of the task's attempt, where "
-    "the model's fencing per step discards the result before any write and counts none",
 )
 ONE_RESULT = Behaviour(
     "the workflow's one result",
@@ -167,8 +163,9 @@ ENGINES: dict[str, Engine] = {
         reasons=(
             "fencing=on: the server accepts an activity's completion only from the attempt it handed "
             "the task to; a late result of an attempt it has timed out is refused",
-            "fencing_scope=step: a worker holds activity tasks the server hands out, and the server "
-            "decides the next one from the workflow's history, so a replaced worker gets no further step",
+            "fencing_scope=attempt: a worker holds as many activity tasks as it has slots, and runs a task "
+            "handed to it before it was replaced when it continues; its result reaches the server, whose "
+            "completion check refuses it: the fence is at the replaced worker's next write",
             "pins=off: an activity's recorded result is found by its place in the workflow's history, "
             "not by its input's content; the report is read by reference",
             "checkpoints=per-step: each activity's result is recorded in the workflow's history as it "
@@ -178,7 +175,6 @@ ENGINES: dict[str, Engine] = {
             ("zombie", "model calls by execution"): HANDED_TO_STOPPED,
             ("zombie", "model calls"): HANDED_TO_STOPPED,
             ("zombie", "steps restored"): HANDED_TO_STOPPED,
-            ("zombie", "zombie write"): LATE_RESULT_REFUSED,
             ("zombie", "zombie's end"): ONE_RESULT,
             ("lost-answer", "steps restored"): REPLAY_ON_RESUME,
             ("lost-answer-keyless", "steps restored"): REPLAY_ON_RESUME,
