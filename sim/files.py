@@ -277,6 +277,11 @@ def prepare_folder(out: Path, option: str = "--out") -> Path:
 
 
 # -- leftovers --------------------------------------------------------------------------------------
+def pid_alive(pid: int) -> bool:
+    """Whether a process with this pid is alive (this process is; someone else's counts)."""
+    return _alive(pid)
+
+
 def _alive(pid: int) -> bool:
     if pid == os.getpid():
         return True

@@ -125,3 +125,46 @@ def test_a_missing_engine_is_bad_input_naming_the_install_command(
 def test_bad_engine_arguments_exit_2(args: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     assert main(args) == 2
     assert capsys.readouterr().err.count("\n") == 1
+
+
+def descendants(pid: int) -> set[int]:
+    return children_of(pid)
+
+
+def test_sigkill_of_sim_conform_takes_every_process_it_started(tmp_path: Path, procs: list[Any]) -> None:
+    """SIGKILL `sim conform langgraph --fault zombie` once its workers run: no process it
+    started is alive 5 s later (each dies with the thread that started it), and the next run
+    removes the temporary folder the killed one could not."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    if not harness.installed(ENGINES["langgraph"]):
+        pytest.skip(f"langgraph is not installed: {ENGINES['langgraph'].install}")
+    env = {**os.environ, "TMPDIR": str(tmp_path)}
+    proc = subprocess.Popen([str(Path(sys.executable).with_name("sim")), "conform", "langgraph", "--fault", "zombie"],
+                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    procs.append(proc)
+    deadline = time.monotonic() + 300  # a backstop for a hang, not a timing the test relies on
+    # the program's own signal: worker 1's log in the run folder (the feed and w1 have started)
+    while not list(tmp_path.glob("sim-conform-*/w1.log")) and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    (folder,) = [p.parent for p in tmp_path.glob("sim-conform-*/w1.log")]
+    started = descendants(proc.pid)
+    assert len(started) >= 2, "the feed and worker 1 are running"
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    deadline = time.monotonic() + 5
+    while live(sorted(started)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    left = live(sorted(started))
+    for pid in left:  # never leave one behind, even when the test fails
+        os.kill(pid, signal.SIGKILL)
+    assert left == [], "processes outlived the killed sim conform"
+    assert folder.exists()  # a SIGKILL gives no chance to remove it: the next run does
+    assert harness.clean_run_folders(tmp_path) == [folder.name]
+    assert not folder.exists()
+    live_folder = tmp_path / f"{harness.RUN_FOLDER_PREFIX}{os.getpid()}-abc"
+    live_folder.mkdir()  # a live run's folder is left alone
+    assert harness.clean_run_folders(tmp_path) == [] and live_folder.exists()

@@ -27,8 +27,10 @@ engine's switches (sim/conform/engines.py).
 
 from __future__ import annotations
 
+import functools
 import json
 import os
+import shutil
 import signal
 import sqlite3
 import subprocess
@@ -46,10 +48,12 @@ from typing import Any
 from sim.conform import app
 from sim.conform.engines import ENGINES, Engine
 from sim.errors import SimError
+from sim.files import pid_alive
 from sim.outcome import Outcome
 from sim.run import run_scenario
 from sim.scenario import load
 from sim.trace import Kind, Trace, revenue
+from sim.workers import die_with_parent
 
 #: the folder of app.py (the worker) and feed.py (the feed), which run as scripts
 HERE = Path(__file__).resolve().parent
@@ -181,8 +185,11 @@ class Processes:
         """Start `program` (this Python by default) with `args` in the run folder, its output in LABEL.log."""
         out = open(self.workdir / f"{label}.log", "wb")
         try:
+            # killed by the kernel when the thread that started it ends, so a `sim conform`
+            # killed by any signal (SIGKILL too) takes every process it started with it
             proc = subprocess.Popen([program, *args], cwd=self.workdir, stdout=out, stderr=subprocess.STDOUT,
-                                    stdin=subprocess.DEVNULL, env=worker_env() if env is None else env)  # fmt: skip
+                                    stdin=subprocess.DEVNULL, env=worker_env() if env is None else env,
+                                    preexec_fn=functools.partial(die_with_parent, os.getpid()))  # fmt: skip
         finally:
             out.close()
         self.started[label] = proc
@@ -283,10 +290,38 @@ def feed_posts(workdir: Path) -> int:
         return len(json.loads(response.read())["posts"])
 
 
+#: a run's temporary folder: `sim-conform-<pid>-<random>` in the system's temporary folder
+RUN_FOLDER_PREFIX = "sim-conform-"
+
+
 @contextmanager
 def run_folder() -> Iterator[Path]:
-    with tempfile.TemporaryDirectory(prefix="sim-conform-") as folder:
+    """A fresh temporary folder for one run, removed when the run ends; the folders that
+    killed runs left behind are removed first (`clean_run_folders`)."""
+    clean_run_folders()
+    with tempfile.TemporaryDirectory(prefix=f"{RUN_FOLDER_PREFIX}{os.getpid()}-") as folder:
         yield Path(folder)
+
+
+def clean_run_folders(root: Path | None = None) -> list[str]:
+    """Remove the run folders of `sim conform` processes that are no longer alive (killed
+    before they could remove their own); returns their names. The folders of a live run,
+    this one's included, are left alone."""
+    root = Path(tempfile.gettempdir()) if root is None else root
+    removed: list[str] = []
+    try:
+        names = sorted(os.listdir(root))
+    except OSError:
+        return removed
+    for name in names:
+        pid = name.removeprefix(RUN_FOLDER_PREFIX).split("-", 1)[0]
+        if not name.startswith(RUN_FOLDER_PREFIX) or not pid.isdigit() or pid_alive(int(pid)):
+            continue
+        path = root / name
+        if path.is_dir() and not path.is_symlink() and path.stat().st_uid == os.getuid():
+            shutil.rmtree(path, ignore_errors=True)
+            removed.append(name)
+    return removed
 
 
 def observe(engine: Engine, fault: Fault, workdir: Path, on_start: Callable[[list[int]], None] | None = None) -> Observed:
