@@ -188,18 +188,20 @@ def parse(text: str, source: str, name: str) -> Scenario:
 
 
 def _check_depth(data: Any, source: str) -> None:
-    """Tables and arrays nest at most MAX_DEPTH levels (checked without recursion)."""
-    stack: list[tuple[Any, int]] = [(data, 0)]
+    """Tables and arrays nest at most MAX_DEPTH levels, and a list holds at most MAX_LIST
+    entries (checked without recursion); an error names the key (`schedule.silences`,
+    `expect.violations[0].x`)."""
+    stack: list[tuple[Any, int, str]] = [(data, 0, "")]
     while stack:
-        value, depth = stack.pop()
+        value, depth, key = stack.pop()
         if depth > MAX_DEPTH:
-            raise ScenarioError(f"{source}: tables or arrays nested too deeply (at most {MAX_DEPTH} levels)")
+            raise ScenarioError(f"{source}: {key[:80]}: tables or arrays nested too deeply (at most {MAX_DEPTH} levels)")
         if isinstance(value, dict):
-            stack.extend((v, depth + 1) for v in value.values())
+            stack.extend((v, depth + 1, f"{key}.{k}" if key else str(k)) for k, v in value.items())
         elif isinstance(value, list):
             if len(value) > MAX_LIST:
-                raise ScenarioError(f"{source}: a list of {len(value):,} entries; at most {MAX_LIST} are allowed")
-            stack.extend((v, depth + 1) for v in value)
+                raise ScenarioError(f"{source}: {key[:80]}: a list of {len(value):,} entries; at most {MAX_LIST} are allowed")
+            stack.extend((v, depth + 1, f"{key}[{i}]") for i, v in enumerate(value))
 
 
 def build_schedule(switches: Switches, overrides: dict[str, Any], source: str) -> Schedule:

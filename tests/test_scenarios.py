@@ -111,6 +111,11 @@ def test_dump_round_trips_a_schedule() -> None:
         ("[schedule]\npauses = []\n", "schedule.pauses: unknown key; allowed: sections"),
         ("[schedule]\nposter_deaths = [{point = 'midway'}]\n", "'midway' is not a death point; allowed: before-intent"),
         ("[expect]\nmodel_cals = 3\n", "expect.model_cals: unknown key; allowed: model_calls"),
+        ("[schedule]\nsilences = [" + ", ".join(["{attempt = 1, at = 3}"] * 101) + "]\n",
+         "x.toml: schedule.silences: a list of 101 entries; at most 100 are allowed"),
+        ("[expect]\nviolations = [" + ", ".join(["{invariant = 'stale-write', tick = 1}"] * 101) + "]\n",
+         "x.toml: expect.violations: a list of 101 entries"),
+        ("x = " + "[" * 12 + "1" + "]" * 12 + "\n", "x.toml: x[0][0][0][0][0][0][0][0]: tables or arrays nested too deeply"),
     ],
 )
 def test_bad_scenario_files_name_the_file_and_the_key(text: str, message: str) -> None:
