@@ -11,6 +11,8 @@ mapping (`sim.render.shown`).
 
 from __future__ import annotations
 
+import functools
+import inspect
 import json
 import random
 from collections.abc import Iterator
@@ -28,7 +30,7 @@ from sim.events import Lost, read
 from sim.explore import ExploreBounds, SeededChoices, draw_schedule
 from sim.knobs import KNOBS
 from sim.render import grid as grids
-from sim.render import itf, page
+from sim.render import itf, lifecycle, page, shown
 from sim.render.lifecycle import KINDS, lifecycles
 from sim.run import run_scenario, simulate
 from sim.schedule import Schedule
@@ -41,16 +43,17 @@ DRAWN, SEED = 1000, 2022
 
 def plain(v: Any) -> Any:
     """An ITF value as plain Python: ints, tuples, dicts (a #map with its keys made plain)."""
-    if isinstance(v, list):
+    kind = type(v)
+    if kind is list:
         return [plain(x) for x in v]
-    if not isinstance(v, dict):
+    if kind is not dict:
         return v
     if "#bigint" in v:
         return int(v["#bigint"])
-    if "#tup" in v:
-        return tuple(plain(x) for x in v["#tup"])
     if "#map" in v:
         return {plain(k): plain(x) for k, x in v["#map"]}
+    if "#tup" in v:
+        return tuple(plain(x) for x in v["#tup"])
     return {name: plain(x) for name, x in v.items()}
 
 
@@ -192,10 +195,15 @@ def drawn(part: int, parts: int) -> Iterator[tuple[Switches, Schedule]]:
         yield drawn_switches(rng), draw_schedule(SeededChoices(rng), bounds)
 
 
+@functools.cache
+def drawn_traces(part: int) -> tuple[tuple[Switches, Schedule, Trace], ...]:
+    """This part's drawn runs, run once per test process."""
+    return tuple((switches, schedule, simulate(switches, schedule)[0]) for switches, schedule in drawn(part, 4))
+
+
 @pytest.mark.parametrize("part", range(4))
 def test_drawn_runs_show_the_engine_state_at_every_tick(part: int) -> None:
-    for switches, schedule in drawn(part, 4):
-        trace, _ = simulate(switches, schedule)
+    for switches, schedule, trace in drawn_traces(part):
         found = list(disagreements(trace, page_states(trace)))
         assert found == [], f"{switches.set_args()} {schedule}: {found[:3]}"
 
@@ -215,8 +223,8 @@ def test_the_runs_reach_what_a_fold_of_the_events_got_wrong() -> None:
     after the retention, which the drawn runs rarely reach and the named key-expired does."""
     drawn_kinds: set[str] = set()
     for part in range(4):
-        for switches, schedule in drawn(part, 4):
-            drawn_kinds |= kinds_reached(simulate(switches, schedule)[0])
+        for _, _, trace in drawn_traces(part):
+            drawn_kinds |= kinds_reached(trace)
     assert {"lost-journal", "lost-acceptances", "lost-effects", "controller-up", "retracted"} <= drawn_kinds
     assert "expired" in kinds_reached(run_scenario(load_scenario("key-expired", ()))[0])
 
@@ -238,3 +246,13 @@ def test_acceptances_lost_the_page_shows_no_acceptance_after_the_loss() -> None:
     d1 = [states[t].find("artifacts", "d1") for t in (7, 8)]
     assert [i.state if i else "" for i in d1] == ["accepted", "candidate"]
     assert d1[1] is not None and "its acceptance at t6 was lost" in d1[1].detail
+
+
+def test_the_export_and_the_page_read_the_engine_state_not_a_fold_of_the_events() -> None:
+    """No renderer of the per-tick state keeps a model of the world of its own: the ITF export,
+    the lifecycles and the page read `sim.render.shown`, which reads `Trace.state_at`."""
+    for module in (itf, lifecycle, page):
+        source = inspect.getsource(module)
+        assert "class World" not in source and "trace.events" not in source, module
+    assert "class World" not in inspect.getsource(shown)
+    assert "trace.state_at(" in inspect.getsource(shown.ticks)

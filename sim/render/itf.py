@@ -72,16 +72,17 @@ def _key(key: Any) -> Any:
 
 
 def _value(v: Any) -> Any:
-    if isinstance(v, (bool, str)):
+    kind = type(v)  # exact types first: this runs for every value of every tick
+    if kind is int:
+        return {"#bigint": str(v)}
+    if kind is str or kind is bool:
         return v
-    if isinstance(v, int):
-        return big(v)
-    if isinstance(v, list):
-        return [_value(x) for x in v]
-    if isinstance(v, Map):
-        return itf_map([(_key(k), _value(x)) for k, x in v.pairs])
-    if isinstance(v, dict):
+    if kind is dict:
         return {name: _value(x) for name, x in v.items()}
+    if kind is list:
+        return [_value(x) for x in v]
+    if kind is Map:
+        return itf_map([(_key(k), _value(x)) for k, x in v.pairs])
     raise TypeError(f"no ITF encoding for {v!r}")
 
 
