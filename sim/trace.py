@@ -1,18 +1,25 @@
-"""The event log of one run: an append-only list of events, plus what the run started from.
+"""The record of one run: its events, the state the engine reached at the end of each tick, and
+what the run started from.
 
-Every later stage (invariants, the outcome, the renderers, the sweep) reads only this.
-Event details are plain JSON values so a trace can be exported as it is.
+Every later stage (invariants, the outcome, the renderers, the sweep) reads only this. Event
+details are plain JSON values so a trace can be exported as it is. The states are the
+engine's own values (`sim.engine.state.State`, immutable, sharing their unchanged parts, so
+keeping one per tick costs a reference): a reader that shows what was true at a tick reads
+them (`state_at`) rather than rebuilding them from the events.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from sim.faults import Fault
 from sim.schedule import Schedule
 from sim.switches import Switches
+
+if TYPE_CHECKING:  # pragma: no cover (the engine imports this module)
+    from sim.engine.state import State
 
 
 class Kind(Enum):
@@ -89,6 +96,16 @@ class Trace:
     unfired: tuple[str, ...]
     #: the faults of the schedule that took effect, in the order they did
     fired: tuple[Fault, ...] = ()
+    #: the engine's state at the end of each tick it ran, in tick order: t0..t(last) for a
+    #: run from its start (`state_at`)
+    states: tuple[State, ...] = ()
+
+    def state_at(self, tick: int) -> State:
+        """The engine's state at the end of `tick` (after its input, workers and controller)."""
+        first = self.last_tick + 1 - len(self.states)
+        if not first <= tick <= self.last_tick:
+            raise IndexError(f"the trace holds the states of t{first}..t{self.last_tick}, not t{tick}")
+        return self.states[tick - first]
 
     def content_at(self, tick: int) -> tuple[int, ...]:
         """The report content current at `tick` (after that tick's input phase)."""

@@ -115,7 +115,7 @@ def test_every_named_scenario_one_state_per_tick_and_changes_against_the_previou
             for i in s.items(k):
                 assert i.before == before.get((k, i.key), "")
         before = now
-    # the ITF export reads the same fold: its attempts' statuses are the lifecycle's
+    # the ITF export reads the same mapping of the engine's state: its attempts' statuses are the lifecycle's
     for s, doc in zip(states, itf.states(trace)):
         statuses = {f"#{n['#bigint']}": a["status"] for n, a in doc["attempts"]["#map"]}
         assert {i.key: i.state for i in s.attempts} == {

@@ -2,8 +2,8 @@
 
 A run is taken to the end of tick k, its state is taken, a new world (a new SimPy
 environment at `initial_time=k + 1`) is built from that state alone and run to the end: the
-two halves' events are exactly the uninterrupted run's, for every run of the sweep and a few
-hundred schedules `sim explore` draws.
+two halves' events, and the states they publish at the end of each tick, are exactly the
+uninterrupted run's, for every run of the sweep and a few hundred schedules `sim explore` draws.
 """
 
 from __future__ import annotations
@@ -29,14 +29,16 @@ def resumed(switches: Switches, schedule: Schedule, k: int) -> None:
     first = World(switches, schedule)
     snapshot = run_through(first, k)
     assert hash(snapshot) == hash(pickle.loads(pickle.dumps(snapshot)))
+    assert tuple(first.states) == whole.states[: len(first.states)]  # the state at the end of each tick
     if snapshot.finished:
-        assert tuple(first.events) == whole.events
+        assert tuple(first.events) == whole.events and tuple(first.states) == whole.states
         return
     assert snapshot.tick == k + 1
     second = World(switches, schedule, state=snapshot)
     assert second.env.now == k + 1
     rest = run_world(second)
     assert tuple(first.events) + rest.events == whole.events
+    assert tuple(first.states) + rest.states == whole.states and first.states[-1] == snapshot
     assert (rest.last_tick, rest.horizon_reached, rest.versions) == (
         whole.last_tick, whole.horizon_reached, whole.versions,
     )  # fmt: skip

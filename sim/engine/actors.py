@@ -47,7 +47,9 @@ def attempt_process(world: World, n: int) -> Process:
 
 def controller_process(world: World) -> Process:
     """The controller's phase of every tick (`rules.controller`: its steps a to d, then the
-    end-of-tick check) until the run ends; an attempt it admits starts acting the tick after."""
+    end-of-tick check) until the run ends; an attempt it admits starts acting the tick after.
+    It acts last in every tick, so the state after its phase is the tick's end state, which it
+    publishes (`World.states`)."""
     env = world.env
     step = rules.controller
     while not world.state.finished:
@@ -55,6 +57,7 @@ def controller_process(world: World) -> Process:
         yield order.at(env, tick, order.CONTROLLER)
         before = world.state
         world.state, events = step(before, tick, world)
+        world.states.append(world.state)  # the state at the end of the tick (a reference)
         if events:  # World.apply, inlined: the controller acts every tick
             world.events += events
             for n in range(len(before.attempts) + 1, len(world.state.attempts) + 1):

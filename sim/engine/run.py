@@ -23,6 +23,7 @@ def run_world(world: World) -> Trace:
         horizon_reached=world.state.horizon_reached,
         unfired=world.unfired(),
         fired=tuple(world.fired),
+        states=tuple(world.states),
     )
 
 

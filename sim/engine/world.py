@@ -1,5 +1,6 @@
 """One run as SimPy drives it: the state value (`sim.engine.state`) it has reached, the fault
-schedule as the engine consults it, and the trace log.
+schedule as the engine consults it, and the trace: its events and its states (the state at
+the end of each tick).
 
 The world holds no rules: the step functions of `sim.engine.rules` compute each next state
 and the events it logs, and `World.apply` stores them. Nor does it know the actors
@@ -42,8 +43,11 @@ class World:
         self.fired: dict[Fault, Position] = {}
         #: with `record`, every consult of the run in order (what `sim check` grows schedules from)
         self.consults: list[Consult] | None = [] if record else None
-        # the trace
+        # the trace: the events, and the state reached at the end of each tick (the controller's
+        # phase ends every tick: `actors.controller_process` keeps each, a reference to a value
+        # that shares its unchanged parts with the one before)
         self.events: list[Event] = []
+        self.states: list[State] = []
         self.finished = self.env.event()
 
     def apply(self, step: tuple[State, Sequence[Event]]) -> None:

@@ -267,8 +267,10 @@ def truncated(trace: Trace, until: int) -> Trace:
     """The trace as it stood at the end of tick `until` (for "so far" outcomes)."""
     events = tuple(e for e in trace.events if e.tick <= until)
     changes = sum(1 for e in events if e.kind is Kind.REPORT_CHANGED)
+    last = min(until, trace.last_tick)
+    states = trace.states[: len(trace.states) - (trace.last_tick - last)]
     return dataclasses.replace(
-        trace, events=events, versions=trace.versions[: changes + 1], last_tick=min(until, trace.last_tick)
+        trace, events=events, versions=trace.versions[: changes + 1], last_tick=last, states=states
     )
 
 

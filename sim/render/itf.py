@@ -5,8 +5,9 @@ Apalache and Quint, so ITF viewers and Quint tooling can open a `sim` run. The d
 
     {"#meta": {...}, "vars": [names], "states": [{"#meta": {"index": i}, name: value, ...}]}
 
-State i is the world at the end of tick i (after its input, workers and controller), so
-`states[0]` is t0 and `states[-1]` is the run's last tick. Values use ITF's encodings:
+State i is the engine's state at the end of tick i (after its input, workers and controller;
+`Trace.state_at`), as `sim.render.shown` maps it, so `states[0]` is t0 and `states[-1]` is the
+run's last tick. Values use ITF's encodings:
 integers as {"#bigint": "n"} (as Quint writes them), sequences as JSON arrays, records as
 JSON objects, maps as {"#map": [[key, value], ...]}, tuples as {"#tup": [...]}, sets as
 {"#set": [...]}. ITF has no null: an absent number is 0 (versions and attempts count from
@@ -17,30 +18,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from sim.render.lifecycle import World, fold
+from sim.render.shown import VARIABLES, At, Map, ticks
 from sim.render.text import describe
-from sim.trace import Trace, revenue
+from sim.trace import Trace
 
 FORMAT_DESCRIPTION = "https://apalache-mc.org/docs/adr/015adr-trace.html"
 
-#: the state variables, in the order every state lists them.
-VARS = (
-    "tick",
-    "report",
-    "epoch",
-    "owner",
-    "attempts",
-    "journal",
-    "candidates",
-    "acceptances",
-    "refusals",
-    "effects",
-    "feed",
-    "newsletter",
-    "model_calls",
-    "violations",
-    "events",
-)
+#: the state variables, in the order every state lists them: what `sim.render.shown` reads
+#: from the engine's state, then what the tick broke and did.
+VARS = (*VARIABLES, "violations", "events")
 
 
 def big(n: int) -> dict[str, str]:
@@ -64,59 +50,39 @@ def document(trace: Trace, *, source: str = "", description: str = "") -> dict[s
 
 
 def states(trace: Trace) -> list[dict[str, Any]]:
-    """One ITF state per tick t0..t(last): the world after that tick's events
-    (`sim.render.lifecycle.fold`, the one derivation the run page reads too)."""
-    return [_state(t.world, t.tick, list(t.broken), [describe(e) for e in t.events]) for t in fold(trace)]
+    """One ITF state per tick t0..t(last): the engine's state at the end of that tick, as
+    `sim.render.shown` maps it (the one mapping the run page reads too)."""
+    return [_state(at) for at in ticks(trace)]
 
 
-def _state(w: World, tick: int, broken: list[str], events: list[str]) -> dict[str, Any]:
-    """The ITF state at the end of `tick`, its variables in `VARS` order."""
-    content = w.content
-    return {
-        "#meta": {"index": tick},
-        "tick": big(tick),
-        "report": {"version": big(w.version), "content": [big(c) for c in content],
-                   "revenue": revenue(content[1]) if len(content) > 1 else ""},
-        "epoch": big(w.epoch),
-        "owner": big(w.owner),
-        "attempts": itf_map([(big(n), _record(a)) for n, a in sorted(w.attempts.items())]),
-        "journal": itf_map([(_key(key), _record(r)) for key, r in sorted(w.journal.items(), key=_order)]),
-        "candidates": [_record(c) for c in w.candidates],
-        "acceptances": [_record(a) for a in w.acceptances],
-        "refusals": [_record(r) for r in w.refusals],
-        "effects": itf_map(sorted(w.effects.items())),
-        "feed": {"posts": [dict(p) for p in w.posts], "keys": itf_map(sorted(w.keys.items()))},
-        "newsletter": _record(w.letter),
-        "model_calls": big(w.calls),
-        "violations": {"#set": broken},
-        "events": events,
-    }  # fmt: skip
-
-
-def _order(item: tuple[Any, Any]) -> tuple[int, int]:
-    key = item[0]
-    return (key[0], key[1]) if isinstance(key, tuple) else (key, -1)
+def _state(at: At) -> dict[str, Any]:
+    """The ITF state at the end of `at.tick`, its variables in `VARS` order."""
+    out: dict[str, Any] = {"#meta": {"index": at.tick}}
+    for name, shown in VARIABLES.items():
+        out[name] = _value(shown(at))
+    out["violations"] = {"#set": list(at.broken)}
+    out["events"] = [describe(e) for e in at.events]
+    return out
 
 
 def _key(key: Any) -> Any:
     if isinstance(key, tuple):
         return {"#tup": [big(k) for k in key]}
-    return big(key)
-
-
-def _record(fields: dict[str, Any]) -> dict[str, Any]:
-    return {name: _value(v) for name, v in fields.items()}
+    return _value(key)
 
 
 def _value(v: Any) -> Any:
-    if isinstance(v, (bool, str)):
+    kind = type(v)  # exact types first: this runs for every value of every tick
+    if kind is int:
+        return {"#bigint": str(v)}
+    if kind is str or kind is bool:
         return v
-    if isinstance(v, int):
-        return big(v)
-    if isinstance(v, list):
+    if kind is dict:
+        return {name: _value(x) for name, x in v.items()}
+    if kind is list:
         return [_value(x) for x in v]
-    if isinstance(v, dict):
-        return _record(v)
+    if kind is Map:
+        return itf_map([(_key(k), _value(x)) for k, x in v.pairs])
     raise TypeError(f"no ITF encoding for {v!r}")
 
 

@@ -9,7 +9,8 @@ marker in words), and that tick's column highlighted in the swimlane. The swimla
 story and outcome are drawn by the explainer's own code (`sim.render.lane`).
 
 Data flows one way: the trace gives the grid (`sim.render.grid.build`) and the per-tick
-state (`lifecycles`), both embedded as one JSON value; the script only draws them. The page
+state (`lifecycles`, read from the state the engine reached at the end of each tick), both
+embedded as one JSON value; the script only draws them. The page
 is deterministic to the byte: fixed order, no timestamps, no paths but the ones given.
 """
 
