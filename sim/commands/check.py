@@ -30,6 +30,15 @@ from sim.workers import MAX_WORKERS, cpus, pool
 DEFAULT_OUT = Path("reports/counterexamples/check")
 
 
+def _scheduler_value(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """--scheduler's value, parsed when given: a malformed address is bad input, said before any work."""
+    if value is not None:
+        from sim.cluster import parse_address
+
+        parse_address(value)
+    return value
+
+
 @click.command()
 @click.option("--max-faults", "-k", type=click.IntRange(0, MAX_CHECK_FAULTS), default=checker.DEFAULT_MAX_FAULTS,
               show_default=True, help=f"The most faults in one schedule (0..{MAX_CHECK_FAULTS}).")  # fmt: skip
@@ -52,7 +61,7 @@ DEFAULT_OUT = Path("reports/counterexamples/check")
               help="Cut each configuration's search into up to N units of work (subtrees), so that one "
               "configuration can use several workers. Changes the node and transition counts, never the "
               "schedules, verdicts or counterexamples; the output does not depend on the workers.")  # fmt: skip
-@click.option("--scheduler", metavar="ADDRESS|local:N", default=None,
+@click.option("--scheduler", metavar="ADDRESS|local:N", default=None, callback=_scheduler_value,
               help="Run the units on a Dask cluster: a scheduler's HOST:PORT, or local:N for a local cluster "
               "of N worker processes (needs pip install -e '.[dask]'). Same output as without.")  # fmt: skip
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
@@ -68,10 +77,6 @@ def check(max_faults: int, horizon: int, faults: str, sets: tuple[str, ...], pro
     token 41, 2 missed heartbeats, the newsletter ready at t12. `--set` changes the other
     switches; unless it sets `checkpoints`, both per-step and end-only are checked.
     """
-    if scheduler is not None:  # a malformed address is bad input, said before any work
-        from sim.cluster import parse_address
-
-        parse_address(scheduler)
     bound = checker.CheckBound(max_faults=max_faults, horizon=horizon, faults=faults)
     values = switch_values(sets, profile)
     base = checker.base_switches(values)
