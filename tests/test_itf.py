@@ -136,3 +136,49 @@ def test_a_sample_of_the_sweep_is_valid_itf() -> None:
 def test_problems_finds_what_is_not_itf(doc: Any, problem: str) -> None:
     found = itf.problems(doc)
     assert any(problem in p for p in found), found
+
+
+@pytest.mark.parametrize("name", scenarios.names())
+def test_the_stream_is_the_document_byte_for_byte(name: str) -> None:
+    """`sim trace --format itf` writes the document one state at a time (bounded memory);
+    the bytes are those of the whole document dumped at once."""
+    import io
+
+    loaded = scenarios.load(name)
+    trace, _ = run_scenario(loaded)
+    out = io.StringIO()
+    itf.write(trace, out, source=loaded.source, description="d")
+    assert out.getvalue() == json.dumps(itf.document(trace, source=loaded.source, description="d"), indent=2) + "\n"
+
+
+def test_the_stream_holds_one_state_at_a_time() -> None:
+    """The export never builds the whole document: what it allocates at its peak is a small
+    part of what it writes (the 1,000-tick worst case is over 100 MB of JSON; docs/limits.md)."""
+    import io
+    import tracemalloc
+
+    n = 10  # 10 attempts, each silent and replaced, and 10 changes of all 26 sections: about 100 ticks
+    text = "\n".join([
+        "[schedule]", "sections = 26", "horizon = 1000",
+        "silences = [" + ", ".join(f"{{attempt = {i}, at = {3 + 9 * (i - 1)}, wake = {10 + 9 * (i - 1)}}}"
+                                   for i in range(1, n + 1)) + "]",
+        "changes = [" + ", ".join(f"{{at = {4 + 9 * i}, sections = [{', '.join(map(str, range(1, 27)))}]}}"
+                                  for i in range(n)) + "]",
+    ])  # fmt: skip
+    trace, _ = run_scenario(scenarios.parse(text, "long.toml", "long"))
+
+    class Sink(io.TextIOBase):
+        written = 0
+
+        def write(self, text: str) -> int:
+            self.written += len(text)
+            return len(text)
+
+    sink = Sink()
+    tracemalloc.start()
+    try:
+        itf.write(trace, sink)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert sink.written > 0 and peak < sink.written / 3, (peak, sink.written)

@@ -145,7 +145,7 @@ def trace(
         })  # fmt: skip
     elif fmt == "itf":
         states = events if until is None else grids.truncated(events, until)
-        emit_json(itf.document(states, source=loaded.source, description=f"sim trace {title_of(loaded)}"))
+        itf.write(states, sys.stdout, source=loaded.source, description=f"sim trace {title_of(loaded)}")  # a stream
     elif html_out is not None:
         last = write_page(html_out, loaded, events, result, until)
         click.echo(f"wrote {html_out}: the page of {title_of(loaded)} (t0..t{last})")

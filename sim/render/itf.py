@@ -16,7 +16,8 @@ JSON objects, maps as {"#map": [[key, value], ...]}, tuples as {"#tup": [...]}, 
 
 from __future__ import annotations
 
-from typing import Any
+import json
+from typing import Any, TextIO
 
 from sim.render.shown import VARIABLES, At, Map, ticks
 from sim.render.text import describe
@@ -37,16 +38,31 @@ def itf_map(pairs: list[tuple[Any, Any]]) -> dict[str, list[list[Any]]]:
     return {"#map": [[k, v] for k, v in pairs]}
 
 
-def document(trace: Trace, *, source: str = "", description: str = "") -> dict[str, Any]:
-    """The ITF document of `trace`: one state per tick t0..t(last)."""
-    meta = {
+def _meta(trace: Trace, source: str, description: str) -> dict[str, Any]:
+    return {
         "format": "ITF",
         "format-description": FORMAT_DESCRIPTION,
         "source": source,
         "description": description or "sim trace: one state per tick, the world at the end of the tick",
         "switches": trace.switches.as_dict(),
     }
-    return {"#meta": meta, "vars": list(VARS), "states": states(trace)}
+
+
+def document(trace: Trace, *, source: str = "", description: str = "") -> dict[str, Any]:
+    """The ITF document of `trace`: one state per tick t0..t(last)."""
+    return {"#meta": _meta(trace, source, description), "vars": list(VARS), "states": states(trace)}
+
+
+def write(trace: Trace, out: TextIO, *, source: str = "", description: str = "") -> None:
+    """Write `document(trace)` to `out` as `json.dumps(..., indent=2)` and a newline would,
+    byte for byte, but one state at a time: memory stays that of one state, however long the
+    run (a 1,000-tick run with a large journal is over 100 MB of JSON)."""
+    head = json.dumps({"#meta": _meta(trace, source, description), "vars": list(VARS)}, indent=2)
+    out.write(head[: -len("\n}")] + ',\n  "states": [')
+    for i, at in enumerate(ticks(trace)):
+        text = json.dumps(_state(at), indent=2)
+        out.write(("\n" if i == 0 else ",\n") + "    " + text.replace("\n", "\n    "))
+    out.write("\n  ]\n}\n")
 
 
 def states(trace: Trace) -> list[dict[str, Any]]:
