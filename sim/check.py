@@ -161,8 +161,8 @@ class Result:
     config: Config
     #: schedules in the bound (paths of the search)
     schedules: int
-    #: invariant name -> schedules that broke it, for every judged property (in the bound's
-    #: `judged` order)
+    #: invariant name -> schedules that broke it, for every property judged under the row's
+    #: switches (in `CheckBound.judged_for` order)
     violations: dict[str, int]
     #: invariant name -> its shortest counterexample, for the broken ones
     counterexamples: dict[str, Counterexample]
@@ -300,7 +300,8 @@ def check(configs: Sequence[Config], bound: CheckBound, executor: Executor | Non
     except KeyboardInterrupt:
         for future in inflight:
             future.cancel()
-        partial = [result_of(config, f, names, complete=not n) for config, f, names, n in zip(configs, found, judged, left)]
+        partial = [result_of(config, f, names, complete=not n)
+                   for config, f, names, n in zip(configs, found, judged, left)]  # fmt: skip
         raise Interrupted(partial, done, total) from None
     return [result_of(config, f, names) for config, f, names in zip(configs, found, judged)]
 
