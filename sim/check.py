@@ -51,9 +51,6 @@ MAX_SPLIT = 4096
 #: how a counterexample file's description starts (what tells `sim check`'s files from others)
 COUNTEREXAMPLE_MARK = "sim check counterexample:"
 
-#: the properties `sim check --faults article` judges (`CheckBound.judged`)
-JUDGED = properties.judged(beyond=False)
-
 #: the setting's constants are the worked example's (Schedule's defaults).
 SETTING = Schedule()
 
@@ -85,16 +82,22 @@ class CheckBound:
     def kinds(self) -> tuple[type[Fault], ...]:
         return selected(self.faults)
 
-    @property
-    def judged(self) -> tuple[properties.Property, ...]:
-        """The properties judged: with `--faults all` also those beyond the article's model."""
-        return properties.judged(beyond=self.faults == "all")
+    def judged_for(self, switches: Switches) -> tuple[properties.Property, ...]:
+        """The properties judged under these switches: every invariant a schedule of the
+        enumerated kinds can break there (`sim.properties.judged`), and effects-confirmed."""
+        return properties.judged(switches, self.kinds)
+
+    def not_judged(self, switches: Switches) -> tuple[properties.Property, ...]:
+        """The invariants these switches let some fault kind break but the enumerated kinds
+        cannot: what a verdict under them leaves out (`sim.properties.not_judged`)."""
+        return properties.not_judged(switches, self.kinds)
 
     def to_json(self) -> dict[str, Any]:
         return {
             "max_faults": self.max_faults,
             "horizon": self.horizon,
             "fault_set": self.faults,
+            "fault_kinds": [kind.check_name for kind in self.kinds],
             "faults": {kind.check_name: kind.bound_words(self.horizon, SETTING) for kind in self.kinds},
             "setting": {
                 "sections": SETTING.sections,
@@ -158,8 +161,8 @@ class Result:
     config: Config
     #: schedules in the bound (paths of the search)
     schedules: int
-    #: invariant name -> schedules that broke it, for every judged property (in the bound's
-    #: `judged` order)
+    #: invariant name -> schedules that broke it, for every property judged under the row's
+    #: switches (in `CheckBound.judged_for` order)
     violations: dict[str, int]
     #: invariant name -> its shortest counterexample, for the broken ones
     counterexamples: dict[str, Counterexample]
@@ -228,8 +231,8 @@ def run_unit(unit: Unit) -> Found:
 
 
 def space_of(config: Config, bound: CheckBound) -> Space:
-    return Space(config.switches, bound.max_faults, bound.horizon, SETTING, tuple(p.name for p in bound.judged),
-                 tuple(kind.key for kind in bound.kinds))
+    return Space(config.switches, bound.max_faults, bound.horizon, SETTING,
+                 tuple(p.name for p in bound.judged_for(config.switches)), tuple(kind.key for kind in bound.kinds))
 
 
 def units_of(index: int, config: Config, bound: CheckBound, split: int) -> tuple[list[Unit], Found]:
@@ -280,7 +283,7 @@ def check(configs: Sequence[Config], bound: CheckBound, executor: Executor | Non
     left = [0] * len(configs)  # units not yet searched, per configuration
     for unit in queue:
         left[unit.index] += 1
-    judged = tuple(p.name for p in bound.judged)
+    judged = [tuple(p.name for p in bound.judged_for(config.switches)) for config in configs]
     try:
         while queue or inflight:
             while queue and len(inflight) < 2 * max(1, workers):
@@ -297,9 +300,10 @@ def check(configs: Sequence[Config], bound: CheckBound, executor: Executor | Non
     except KeyboardInterrupt:
         for future in inflight:
             future.cancel()
-        partial = [result_of(config, f, judged, complete=not n) for config, f, n in zip(configs, found, left)]
+        partial = [result_of(config, f, names, complete=not n)
+                   for config, f, names, n in zip(configs, found, judged, left)]  # fmt: skip
         raise Interrupted(partial, done, total) from None
-    return [result_of(config, f, judged) for config, f in zip(configs, found)]
+    return [result_of(config, f, names) for config, f, names in zip(configs, found, judged)]
 
 
 class Interrupted(KeyboardInterrupt):
@@ -377,12 +381,14 @@ def file_names(configs: Sequence[Config]) -> set[str]:
     return names
 
 
-def counterexample_text(result: Result, example: Counterexample) -> str:
-    """The counterexample as a replayable scenario with its expected figures."""
+def counterexample_text(result: Result, example: Counterexample, bound: CheckBound) -> str:
+    """The counterexample as a replayable scenario with its expected figures; its description
+    says what the check judged (`sim.properties.judged_words`)."""
     description = (
         f"{COUNTEREXAMPLE_MARK} {example.invariant} breaks at t{example.tick} with "
         f"{result.protections} ({result.checkpoints} checkpoints), a shortest schedule within the "
-        f"bound: {example.describe()}. The [schedule] lists replace the worked example's faults."
+        f"bound: {example.describe()}. The [schedule] lists replace the worked example's faults. "
+        f"The check {properties.judged_words(result.switches, bound.kinds, 'enumerated')}."
     )
     return counterexample(description, result.switches, example.schedule)
 

@@ -145,6 +145,7 @@ def run_job(job: Job) -> JobResult:
     violations = result.violations
     shortest = result.shortest
     limit = job.bound.max_faults
+    judged = job.bound.judged_for(job.switches)
     for code in job.codes:
         grow = len(code) < limit
         trace, world = run_code(job.switches, code, grow)
@@ -153,7 +154,7 @@ def run_job(job: Job) -> JobResult:
         result.ticks += trace.last_tick + 1
         if trace.horizon_reached:
             result.horizon_reached += 1
-        for name, tick in properties.violations(trace, job.bound.judged):
+        for name, tick in properties.violations(trace, judged):
             violations[name] = violations.get(name, 0) + 1
             key = (len(code), tick, keys(code))
             if name not in shortest or key < shortest[name][0]:
@@ -240,7 +241,7 @@ class _Tally:
             config=config,
             schedules=self.schedules,
             distinct_traces=len(self.prints),
-            violations={p.name: self.violations.get(p.name, 0) for p in bound.judged},
+            violations={p.name: self.violations.get(p.name, 0) for p in bound.judged_for(config.switches)},
             counterexamples={
                 name: Counterexample(name, schedule_of(code).faults, key[1])
                 for name, (key, code) in sorted(self.shortest.items())

@@ -609,6 +609,7 @@ def _finding(
             f"Breaks {invariant} at t{tick}. Found by `sim explore {rerun_args(switches, seed, examples, bounds)}`: "
             f"schedule #{index} broke it with {original.fault_count} fault(s) that took effect; shrunk "
             f"({how}) to {shrunk.schedule.fault_count}: {describe_faults(shrunk.schedule)}. "
+            f"The search {properties.judged_words(switches, bounds.kinds, 'drawn', progress=False)}. "
             "Replay: sim trace FILE --check"
         )
         with interrupts_held():  # the file on disk and the finding in `known`: both or neither

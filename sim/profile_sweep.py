@@ -56,12 +56,16 @@ class Row:
                 "unfinished": self.unfinished, "model_calls": self.model_calls}  # fmt: skip
 
 
-def row(profile: Profile, label: str, adds: tuple[str, ...], sets: dict[str, str]) -> Row:
+def run_switches(profile: Profile, adds: tuple[str, ...], sets: dict[str, str]) -> list[Switches]:
+    """The switches of a row's runs, one per event combination: the engine's, `adds` and `sets`."""
     added = dict(a.split("=", 1) for a in adds)
+    return [profile.switches({**added, **events, **sets}) for events in EVENTS]
+
+
+def row(profile: Profile, label: str, adds: tuple[str, ...], sets: dict[str, str]) -> Row:
     broken = dict.fromkeys(ARTICLE_NAMES, 0)
     unfinished = calls = 0
-    for events in EVENTS:
-        switches: Switches = profile.switches({**added, **events, **sets})
+    for switches in run_switches(profile, adds, sets):
         _, result = simulate(switches, worked_example(switches))
         for name in result.broken:
             if name in broken:
@@ -91,13 +95,19 @@ def profile_rows(profile: Profile, sets: dict[str, str] | None = None) -> list[R
     code), each missing protection added alone, and all of them (when more than one is
     missing). `sets` (from `--set`) applies to every row."""
     sets = sets or {}
+    return [row(profile, label, adds, sets) for label, adds in row_adds(profile)]
+
+
+def row_adds(profile: Profile) -> list[tuple[str, tuple[str, ...]]]:
+    """Each row's label and the settings it adds to the engine's: none, each missing
+    protection alone, and all of them (when more than one is missing)."""
     missing = tuple(c.setting for c in profile.missing())
-    rows = [row(profile, "engine alone", (), sets)]
+    rows: list[tuple[str, tuple[str, ...]]] = [("engine alone", ())]
     if own_part(profile):
-        rows.append(row(profile, OWN, own_part(profile), sets))
-    rows += [row(profile, f"+ {m}", (m,), sets) for m in missing]
+        rows.append((OWN, own_part(profile)))
+    rows += [(f"+ {m}", (m,)) for m in missing]
     if len(missing) > 1:
-        rows.append(row(profile, "+ all of them", missing, sets))
+        rows.append(("+ all of them", missing))
     return rows
 
 

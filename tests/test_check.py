@@ -179,14 +179,16 @@ def test_cli_each_protection_json_and_replayable_counterexamples(
     captured = capsys.readouterr()
     assert code == 0
     doc = json.loads(captured.out)
-    assert set(doc) == {"bound", "results"}
+    assert set(doc) == {"bound", "results", "notes"} and doc["notes"] == []
+    assert doc["bound"]["fault_kinds"] == ["silence", "change", "poster_death", "duplicate_delivery"]
     assert doc["bound"]["max_faults"] == 1 and doc["bound"]["horizon"] == 10
     rows = {r["protections"]: r for r in doc["results"]}
     assert list(rows) == ["all-on", "fencing=off", "pins=off", "key=per-attempt", "key=none",
                           "rule=any-accepted", "rule=latest-finished"]  # fmt: skip
     for row in doc["results"]:
         assert set(row) == {"protections", "checkpoints", "schedules", "nodes", "transitions", "depth",
-                            "violations", "verdict", "counterexamples"}  # fmt: skip
+                            "judged", "not_judged", "violations", "verdict", "counterexamples"}  # fmt: skip
+        assert row["judged"] == list(row["violations"]) and row["not_judged"] == ["faithful-digest"]
         assert row["checkpoints"] == "per-step" and row["schedules"] == 219
     assert rows["all-on"]["verdict"] == "holds" and rows["all-on"]["counterexamples"] == {}
     expected = {
@@ -275,6 +277,6 @@ def test_ctrl_c_prints_what_was_checked_marked_not_exhaustive_and_exits_130(
     assert code == 130
     assert "interrupted: not exhaustive: 2 of 14 units of work searched" in err
     rows = [line for line in out.splitlines() if line.startswith(("all-on", "fencing=off", "pins=off"))]
-    assert rows[0].endswith("holds within the bound") and rows[1].endswith("broken")
-    assert rows[2].endswith("not exhaustive")
+    assert rows[0].endswith("holds within the bound;") and rows[1].endswith("broken;")
+    assert rows[2].endswith("not exhaustive;")
     assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())

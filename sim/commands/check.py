@@ -15,7 +15,16 @@ from typing import Any
 import click
 
 from sim import check as checker
-from sim.commands.common import emit_json, folder_value, profile_option, set_option, switch_values
+from sim.commands.common import (
+    ENUMERATED,
+    emit_json,
+    folder_value,
+    note_inert,
+    profile_option,
+    run_of,
+    set_option,
+    switch_values,
+)
 from sim.commands.trace import scenario_page
 from sim.faults import FAULT_SETS
 from sim.files import prepare_folder, refuse_special_in, replace_folder
@@ -86,6 +95,7 @@ def check(max_faults: int, horizon: int, faults: str, sets: tuple[str, ...], pro
         protections = ",".join(["all-on", *(c.setting for c in get(profile).missing())])
     modes = [base.checkpoints] if "checkpoints" in values else list(Checkpoints)
     configs = checker.configurations(base, protections, modes)
+    notes = note_inert([run_of(c.switches, bound.kinds) for c in configs], ENUMERATED)
     workers = workers or min(cpus(), MAX_WORKERS)
     target = prepare_folder(out)  # fail on a bad --out before the work
     written = checker.file_names(configs)  # and on a folder, FIFO, device or socket where a file goes
@@ -99,7 +109,7 @@ def check(max_faults: int, horizon: int, faults: str, sets: tuple[str, ...], pro
         note = (f"interrupted: not exhaustive: {stop.done:,} of {stop.total:,} units of work searched "
                 f"in {seconds:.1f} s; no files written")  # fmt: skip
         if as_json:
-            emit_json({**_document(bound, stop.results, {}), "interrupted": note})
+            emit_json({**_document(bound, stop.results, {}, notes), "interrupted": note})
         else:
             _render(bound, stop.results, None, seconds, workers)
         click.echo(note, err=True)
@@ -111,9 +121,9 @@ def check(max_faults: int, horizon: int, faults: str, sets: tuple[str, ...], pro
         for name, example in r.counterexamples.items():
             filename = checker.counterexample_name(r, example)
             files[(r.protections, r.checkpoints, name)] = out / filename
-            texts[filename] = checker.counterexample_text(r, example)
+            texts[filename] = checker.counterexample_text(r, example, bound)
             texts[page_path(Path(filename)).name] = _page(filename, texts[filename])
-    document = _document(bound, results, files)
+    document = _document(bound, results, files, notes)
     texts["check.json"] = json.dumps(document, indent=2) + "\n"
     # the old counterexamples and check.json give way to the new ones, as a whole; any other
     # file in the folder is kept
@@ -154,7 +164,7 @@ def _written_by_check(path: Path) -> bool:
 
 
 def _document(bound: checker.CheckBound, results: list[checker.Result],
-              files: dict[tuple[str, str, str], Path]) -> dict[str, Any]:  # fmt: skip
+              files: dict[tuple[str, str, str], Path], notes: list[str]) -> dict[str, Any]:  # fmt: skip
     return {
         "bound": {
             **bound.to_json(),
@@ -175,6 +185,10 @@ def _document(bound: checker.CheckBound, results: list[checker.Result],
                 "nodes": r.nodes,
                 "transitions": r.transitions,
                 "depth": r.depth,
+                # what the verdict covers: the properties judged (the keys of `violations`)
+                # and the invariants the enumerated fault kinds cannot break here
+                "judged": list(r.violations),
+                "not_judged": [p.name for p in bound.not_judged(r.switches)],
                 "violations": dict(r.violations),
                 "verdict": verdict(r.broken) if r.complete or r.broken else "not exhaustive",
                 "counterexamples": {
@@ -184,6 +198,8 @@ def _document(bound: checker.CheckBound, results: list[checker.Result],
             }
             for r in results
         ],
+        # knobs set away from their defaults that no row lets act (`sim.knobs.inert_notes`)
+        "notes": notes,
     }
 
 
@@ -204,6 +220,7 @@ def _render(bound: checker.CheckBound, results: list[checker.Result],
     long = {i for i, cells in enumerate(rows) if len(cells[0]) > LABEL_WIDTH}
     widths = column_widths([headers, *(c for i, c in enumerate(rows) if i not in long)])
     right = (False, False, True, True, False)
+    start = sum(widths[:-1]) + 2 * (len(widths) - 1)  # the column the verdict starts at
 
     def line(cells: list[str]) -> str:
         return table_line(cells, widths, right)
@@ -214,14 +231,23 @@ def _render(bound: checker.CheckBound, results: list[checker.Result],
         if i in long:
             click.echo(cells[0])
             cells = ["", *cells[1:]]
-        click.echo(line(cells))
+        first, *more = _verdict_lines(cells[-1], [p.name for p in bound.not_judged(r.switches)], start)
+        click.echo(line([*cells[:-1], first]))
+        for text in more:
+            click.echo(text)
         if r.broken:  # the broken properties, with the schedules that broke each, on the next lines
             names = [f"{name} {count:,}" for name, count in r.violations.items() if count]
             click.echo(textwrap.fill("; ".join(names), width=80, initial_indent="    broken: ",
                                      subsequent_indent="            ", break_on_hyphens=False))  # fmt: skip
-    judged = [p.name for p in bound.judged]
+    judged = list(dict.fromkeys(name for r in results for name in r.violations))
     click.echo(textwrap.fill("judged: " + ", ".join(judged) + " (a count is the schedules that broke it)",
                              width=80, subsequent_indent="    ", break_on_hyphens=False))  # fmt: skip
+    left = list(dict.fromkeys(p.name for r in results for p in bound.not_judged(r.switches)))
+    if left:
+        click.echo(textwrap.fill(
+            f"not judged: {', '.join(left)}: these settings let a fault kind break it, but no kind enumerated "
+            f"({', '.join(k.plural for k in bound.kinds)}) can; --faults all enumerates every kind",
+            width=80, subsequent_indent="    ", break_on_hyphens=False))  # fmt: skip
     broken = [r for r in results if r.broken]
     if files is None:
         return
@@ -240,6 +266,25 @@ def _render(bound: checker.CheckBound, results: list[checker.Result],
         click.echo(f"warning: {hits} run(s) reached the engine's {checker.SETTING.horizon}-tick horizon guard")
     click.echo()
     click.echo(textwrap.fill(_bound_line(bound, results, seconds, workers), width=80, break_on_hyphens=False))
+
+
+def _verdict_lines(text: str, left: list[str], start: int) -> list[str]:
+    """A row's verdict and, on the same line as far as 80 columns allow, the invariants it
+    did not judge (`CheckBound.not_judged`); what does not fit goes on under the verdict.
+    The first item is the verdict cell's text, the others whole lines."""
+    if not left:
+        return [text]
+    names = [f"{name}," for name in left[:-1]] + [left[-1]]
+    words = [f"{text};", f"not judged: {names[0]}", *names[1:]]
+    indent = start if start <= 80 - 24 else 4
+    lines = [words[0]]
+    for word in words[1:]:
+        room = 80 - (start if len(lines) == 1 else indent)
+        if len(lines[-1]) + 1 + len(word) <= room:
+            lines[-1] += " " + word
+        else:
+            lines.append(word)
+    return [lines[0], *(" " * indent + rest for rest in lines[1:])]
 
 
 def _bound_line(bound: checker.CheckBound, results: list[checker.Result], seconds: float, workers: int) -> str:

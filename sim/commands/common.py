@@ -1,16 +1,21 @@
-"""Pieces shared by the commands: the --set option, loading a scenario, writing JSON."""
+"""Pieces shared by the commands: the --set option, loading a scenario, the notes on inert
+knobs, writing JSON."""
 
 from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Callable, TypeVar
 
 import click
 
+from sim.faults import Effect, Fault, effects_of
+from sim.knobs import Scope, inert_notes
 from sim.scenario import Scenario, load
-from sim.switches import parse_assignments
+from sim.schedule import Schedule
+from sim.switches import Switches, parse_assignments
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -98,6 +103,34 @@ def file_value(ctx: click.Context, param: click.Parameter, value: Path | None) -
 def load_scenario(name: str, sets: tuple[str, ...], profile: str | None = None) -> Scenario:
     scenario = load(name)
     return scenario.with_switches(switch_values(sets, profile))
+
+
+#: where each command's runs take their faults from, for the notes on inert knobs
+ENUMERATED = Scope("enumerated", "add --faults all")
+DRAWN = Scope("drawn", "add --faults all")
+IN_THE_SCHEDULE = Scope("in the schedule")
+IN_THE_SWEEP = Scope("in the sweep's runs (the worked example's faults)")
+
+
+def run_of(switches: Switches, kinds: Iterable[type[Fault]]) -> tuple[dict[str, str], frozenset[Effect]]:
+    """A run as `sim.knobs.inert_notes` reads it: its settings' spellings and the effects of
+    the fault kinds it may have."""
+    return switches.as_dict(), effects_of(kinds)
+
+
+def schedule_kinds(schedule: Schedule) -> frozenset[type[Fault]]:
+    """The fault kinds a schedule has faults of."""
+    return frozenset(type(fault) for fault in schedule.faults)
+
+
+def note_inert(runs: Sequence[tuple[Mapping[str, str], frozenset[Effect]]], scope: Scope) -> list[str]:
+    """One line on stderr for each knob set away from its default that the other settings
+    make inert in every one of these runs (`sim.knobs.inert_notes`); returns the notes, for a
+    JSON document's `notes` field."""
+    notes = inert_notes(runs, scope)
+    for note in notes:
+        click.echo(f"sim: note: {note}", err=True)
+    return notes
 
 
 def emit_json(document: Any) -> None:

@@ -4,7 +4,17 @@ from __future__ import annotations
 
 import click
 
-from sim.commands.common import complete_scenarios, emit_json, load_scenario, profile_option, set_option
+from sim.commands.common import (
+    IN_THE_SCHEDULE,
+    complete_scenarios,
+    emit_json,
+    load_scenario,
+    note_inert,
+    profile_option,
+    run_of,
+    schedule_kinds,
+    set_option,
+)
 from sim.commands.trace import make_console
 from sim.render import diff as diffs
 from sim.render import swimlane
@@ -33,6 +43,8 @@ def diff(a: str, b: str | None, sets: tuple[str, ...], profile: str | None, as_j
         raise click.UsageError("give a second scenario B, or --set NAME=VALUE or --profile NAME to change A's settings")
     left = load_scenario(a, ())
     right = load_scenario(b if b is not None else a, sets, profile)
+    # --set and --profile apply to B: a knob they leave inert there is noted
+    notes = note_inert([run_of(right.switches, schedule_kinds(right.schedule))], IN_THE_SCHEDULE)
     label = " ".join(([f"--profile {profile}"] if profile else [])
                      + [f"--set {k}={v}" for k, v in parse_assignments(sets).items()])  # fmt: skip
     title_a = f"{left.name}" + (f" ({left.switches.label()})" if left.switches.label() else "")
@@ -43,7 +55,7 @@ def diff(a: str, b: str | None, sets: tuple[str, ...], profile: str | None, as_j
     trace_b, out_b = run_scenario(right, strict=False)
     comparison = diffs.compare(diffs.side(title_a, trace_a, out_a), diffs.side(title_b, trace_b, out_b))
     if as_json:
-        emit_json(comparison.to_json())
+        emit_json({**comparison.to_json(), **({"notes": notes} if notes else {})})
         return 0
     con = make_console(no_color, width)
     swimlane.emit(con, diffs.lines(comparison, con.width))

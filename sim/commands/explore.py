@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from sim.commands.common import folder_value, profile_option, set_option, switch_values
+from sim.commands.common import DRAWN, folder_value, note_inert, profile_option, run_of, set_option, switch_values
 from sim.commands.trace import write_page_beside
 from sim.explore import (
     TICK_BUCKET,
@@ -25,7 +25,7 @@ from sim.explore import (
 from sim.faults import FAULT_SETS
 from sim.files import prepare_out, refuse_special_in
 from sim.limits import MAX_EXAMPLES, MAX_EXPLORE_FAULTS
-from sim.properties import BY_NAME, SAFETY, judged_under
+from sim.properties import BY_NAME, judged, not_judged
 from sim.render.page import page_path
 from sim.switches import for_own_schedules
 
@@ -61,6 +61,7 @@ def explore(examples: int, seed: int | None, sets: tuple[str, ...], profile: str
         seed = secrets.randbelow(2**32)
     refuse_special_in(out, may_write(switches, seed))  # a folder, FIFO, device or socket where a file goes
     bounds = ExploreBounds(max_faults=max_faults, faults=faults)
+    note_inert([run_of(switches, bounds.kinds)], DRAWN)
     label = switches.label() or "all protections on"
     click.echo(f"sim explore: seed {seed}; {examples} schedules of at most {max_faults} faults; {label}")
     click.echo(f"rerun with: sim explore {rerun_args(switches, seed, examples, bounds)}")
@@ -100,6 +101,31 @@ class _ProgressLines:
         sys.stderr.flush()
 
 
+def invariant_lines(result: Exploration) -> list[str]:
+    """The invariants judged (at risk, broken), the fault kinds drawn, and the verdict line,
+    which names the invariants not judged: those a schedule of the kinds drawn cannot break
+    under these settings (each property's declaration, `Property.reachable`)."""
+    cov = result.coverage
+    kinds = result.bounds.kinds
+    shown = [prop for prop in judged(result.switches, kinds) if prop.safety]
+    left = [prop.name for prop in not_judged(result.switches, kinds)]
+    wide = max([18, *(len(prop.name) for prop in shown)])
+    lines = ["invariants (at risk: the hazard arose, whether or not a protection stopped it):"]
+    lines.append(f"  {'invariant':<{wide}} {'guarded by':<16} {'at risk':>9} {'broken':>9}")
+    for prop in shown:
+        name = prop.name
+        guard = prop.guard
+        state = "" if guard is None else f"{guard.switch} ({'on' if guard.is_on(result.switches) else 'OFF'})"
+        lines.append(f"  {name:<{wide}} {state:<16} {cov.at_risk.get(name, 0):>9,} {cov.broken.get(name, 0):>9,}")
+    lines.append(f"  fault kinds drawn: {', '.join(kind.plural for kind in kinds)}")
+    if left:
+        lines.append(f"  not judged: {', '.join(left)}: no fault kind drawn can break it here (add --faults all)")
+    broken = list(dict.fromkeys(f.invariant for f in result.findings))
+    verdict = (f"{len(broken)} invariant(s) broken in {result.runs:,} schedules: {', '.join(broken)}" if broken
+               else f"no invariant broken in {result.runs:,} schedules")  # fmt: skip
+    return [*lines, "", verdict + (f"; not judged: {', '.join(left)}" if left else "")]
+
+
 def report_lines(result: Exploration) -> list[str]:
     """The end-of-search report: throughput, the coverage table, one line per broken invariant."""
     cov = result.coverage
@@ -124,24 +150,7 @@ def report_lines(result: Exploration) -> list[str]:
         cells = [cov.faults.get((kind, b), 0) for b in range(TICK_BUCKETS)]
         lines.append("  " + kind.ljust(width) + "".join(f"{n:>9,}" for n in cells))
     lines.append(f"  scheduled but never took effect (trimmed from counterexamples): {cov.unfired:,}")
-    lines += ["", "invariants (at risk: the hazard arose, whether or not a protection stopped it):"]
-    beyond = result.bounds.faults == "all" or bool(result.switches.knobs)
-    # a property beyond the article's model cannot break without --faults all or a knob, nor
-    # where it is not judged (`Property.applies`)
-    shown = [prop for prop in SAFETY if prop.article or (beyond and judged_under(prop, result.switches))]
-    wide = max([18, *(len(prop.name) for prop in shown)])
-    lines.append(f"  {'invariant':<{wide}} {'guarded by':<16} {'at risk':>9} {'broken':>9}")
-    for prop in shown:
-        name = prop.name
-        guard = prop.guard
-        state = "" if guard is None else f"{guard.switch} ({'on' if guard.is_on(result.switches) else 'OFF'})"
-        lines.append(
-            f"  {name:<{wide}} {state:<16} "
-            f"{cov.at_risk.get(name, 0):>9,} {cov.broken.get(name, 0):>9,}"
-        )
-    lines.append("")
-    if not result.findings:
-        lines.append(f"no invariant broken in {result.runs:,} schedules")
+    lines += ["", *invariant_lines(result)]
     for f in result.findings:
         prop = BY_NAME[f.invariant]
         outside = "beyond the article's model, case " + ", ".join(map(str, f.beyond)) + " of docs/outside.md"

@@ -13,7 +13,17 @@ from typing import Any
 import click
 
 from sim import lean_import
-from sim.commands.common import emit_json, folder_value, profile_option, set_option, switch_values
+from sim.commands.common import (
+    IN_THE_SWEEP,
+    emit_json,
+    folder_value,
+    note_inert,
+    profile_option,
+    run_of,
+    schedule_kinds,
+    set_option,
+    switch_values,
+)
 from sim.files import prepare_out, refuse_special
 from sim.limits import MAX_WORKERS  # not sim.workers: the pool is imported only when used
 from sim.render import grid
@@ -172,7 +182,8 @@ def sweep(workers: int, as_json: bool, out: Path, profile: str | None, sets: tup
 
 def _profile_sweep(name: str, sets: tuple[str, ...], as_json: bool) -> int:
     """`sim sweep --profile NAME`: the engine alone and with each addition, over the events."""
-    from sim.profile_sweep import EVENTS, credit, engine_keeps, profile_rows
+    from sim.profile_sweep import EVENTS, credit, engine_keeps, profile_rows, row_adds, run_switches
+    from sim.schedule import worked_example
     from sim.render.text import column_widths, table_line
     from sim.profiles import get
     from sim.switches import FAULT_SWITCHES, for_own_schedules
@@ -180,11 +191,15 @@ def _profile_sweep(name: str, sets: tuple[str, ...], as_json: bool) -> int:
     profile = get(name)
     values = switch_values(sets)
     for_own_schedules(values, "sweep --profile")  # the events are what it varies: refuse them in --set
+    notes = note_inert([run_of(switches, schedule_kinds(worked_example(switches)))
+                        for _, adds in row_adds(profile) for switches in run_switches(profile, adds, values)],
+                       IN_THE_SWEEP)  # fmt: skip
     rows = profile_rows(profile, values)
     if as_json:
         emit_json({"profile": profile.name, "system": profile.system, "set": values,
                    "engine": profile.settings(), "events": len(EVENTS), "rows": [r.to_json() for r in rows],
-                   "engine_keeps": list(engine_keeps(profile, rows)), "credit": credit(profile, rows)})  # fmt: skip
+                   "engine_keeps": list(engine_keeps(profile, rows)), "credit": credit(profile, rows),
+                   **({"notes": notes} if notes else {})})  # fmt: skip
         return 0
     names = list(rows[0].broken)
     click.echo(click.style(f"{profile.system} (--profile {profile.name})", bold=True))

@@ -11,7 +11,18 @@ import click
 from rich.console import Console
 from rich.text import Text
 
-from sim.commands.common import complete_scenarios, emit_json, file_value, load_scenario, profile_option, set_option
+from sim.commands.common import (
+    IN_THE_SCHEDULE,
+    complete_scenarios,
+    emit_json,
+    file_value,
+    load_scenario,
+    note_inert,
+    profile_option,
+    run_of,
+    schedule_kinds,
+    set_option,
+)
 from sim.outcome import Outcome, outcome
 from sim.properties import BY_NAME
 from sim.render import grid as grids
@@ -131,6 +142,7 @@ def trace(
     if html_out is not None and (as_json or fmt == "itf" or step):
         raise click.UsageError("--html writes a page; it does not combine with --json, --format itf or --step")
     loaded = load_scenario(scenario, sets, profile)
+    notes = note_inert([run_of(loaded.switches, schedule_kinds(loaded.schedule))], IN_THE_SCHEDULE)
     events, result = run_scenario(loaded)
     document = result.to_json()
     diffs = differences(loaded.expect, document) if check else []
@@ -142,6 +154,7 @@ def trace(
             "outcome": document,
             "events": events.to_json(),
             **({"check": {"ok": not diffs, "differences": diffs}} if check else {}),
+            **({"notes": notes} if notes else {}),
         })  # fmt: skip
     elif fmt == "itf":
         states = events if until is None else grids.truncated(events, until)

@@ -24,7 +24,7 @@ The engine only knows the moments and their directives (below); it never names a
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any, ClassVar, Protocol, TypeVar
@@ -78,6 +78,26 @@ class Moment(Enum):
     POST = 3
     #: the run's nth send begins; where (nth,); directive: how many copies reach the feed
     SEND = 4
+
+
+class Effect(Enum):
+    """What a fault does to a run, as a declaration outside this package names it: a knob
+    whose values act only at such a fault (`sim.knobs.Inert`), a property that only such a
+    fault can break (`sim.properties.Property.reached`). Each kind declares its effects
+    (`Fault.effects`), so those declarations never name a kind, and a new kind with the
+    same effect is covered by them as it is registered. The value is the effect in words,
+    after "a fault kind that"."""
+
+    CHANGES_REPORT = "changes the report"
+    CHANGES_CODE = "changes the code"
+    RESTARTS_CONTROLLER = "restarts the controller"
+    MUTATES_SNAPSHOT = "changes a section's bytes under its hash"
+    WRONG_SUMMARY = "makes a model call return a wrong summary"
+
+
+def effects_of(kinds: Iterable[type[Fault]]) -> frozenset[Effect]:
+    """Every effect of these fault kinds."""
+    return frozenset(effect for kind in kinds for effect in kind.effects)
 
 
 class PostPoint(Enum):
@@ -255,6 +275,8 @@ class Fault(ABC):
     #: the case of docs/outside.md (the article's failures outside its model) the kind runs,
     #: if any (`sim.cases` lists each case with the kinds and knobs that name it)
     case: ClassVar[int | None] = None
+    #: what it does to a run, as knobs and properties name it (`Effect`)
+    effects: ClassVar[frozenset[Effect]] = frozenset()
 
     # -- the data ----------------------------------------------------------------------
     @classmethod

@@ -12,6 +12,7 @@ from typing import Any
 
 from sim.errors import ScenarioError, ScheduleError
 from sim.faults.base import (
+    Effect,
     AtTick,
     Bounds,
     Choices,
@@ -50,6 +51,7 @@ class ReportChange(AtTick):
     fields = ("at", "sections")
     plural = "report changes"
     check_name = "change"
+    effects = frozenset({Effect.CHANGES_REPORT})
     moment = Moment.INPUT
     shown_by = "report-changed"
     unfired_words = "report change"

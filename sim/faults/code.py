@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sim.faults.base import (
+    Effect,
     AtTick,
     Bounds,
     Choices,
@@ -40,6 +41,7 @@ class CodeUpdate(AtTick):
     fields = ("at",)
     plural = "code changes"
     check_name = "code_change"
+    effects = frozenset({Effect.CHANGES_CODE})
     moment = Moment.INPUT
     shown_by = "code-changed"
     unfired_words = "code change"

@@ -14,6 +14,7 @@ from typing import Any
 
 from sim.errors import ScheduleError
 from sim.faults.base import (
+    Effect,
     AtTick,
     Bounds,
     Choices,
@@ -37,6 +38,7 @@ class SnapshotMutation(AtTick):
     fields = ("at", "section")
     plural = "snapshot mutations"
     check_name = "snapshot_mutation"
+    effects = frozenset({Effect.MUTATES_SNAPSHOT})
     moment = Moment.INPUT
     shown_by = "mutated"
     unfired_words = "snapshot mutation"

@@ -23,6 +23,7 @@ from typing import Any
 
 from sim.errors import ScheduleError
 from sim.faults.base import (
+    Effect,
     AtTick,
     Bounds,
     Choices,
@@ -45,6 +46,7 @@ class ControllerRestart(AtTick):
     fields = ("at", "down")
     plural = "controller restarts"
     check_name = "controller_restart"
+    effects = frozenset({Effect.RESTARTS_CONTROLLER})
     moment = Moment.INPUT
     shown_by = "controller-down"
     unfired_words = "controller crash"

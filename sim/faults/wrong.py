@@ -15,6 +15,7 @@ from typing import Any
 
 from sim.errors import ScheduleError
 from sim.faults.base import (
+    Effect,
     WRONG,
     Bounds,
     Choices,
@@ -38,6 +39,7 @@ class WrongSummary(Fault):
     fields = ("attempt", "step")
     plural = "wrong summaries"
     check_name = "wrong_summary"
+    effects = frozenset({Effect.WRONG_SUMMARY})
     moment = Moment.CALL
     shown_by = "computed"
     case = 6

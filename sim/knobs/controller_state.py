@@ -11,7 +11,8 @@
   the last heartbeat it heard before it crashed.
 """
 
-from sim.knobs.base import Knob, register
+from sim.faults import Effect
+from sim.knobs.base import Inert, Knob, register
 
 CONTROLLER_STATE = register(Knob(
     name="controller_state",
@@ -27,4 +28,6 @@ CONTROLLER_STATE = register(Knob(
         "suspicion timers are not rebuilt: silence counts from the last heartbeat heard "
         "before the crash",
     ),
+    # every value but the durable one acts only when the controller restarts
+    inert=(Inert(("no-epoch", "no-intents", "old-timers"), effects=(Effect.RESTARTS_CONTROLLER,)),),
 ))  # fmt: skip

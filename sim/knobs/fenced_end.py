@@ -10,7 +10,7 @@ the article's model, issue 14; docs/profiles.md). Only with `fencing=on`.
   only the attempt's end does.
 """
 
-from sim.knobs.base import Knob, register
+from sim.knobs.base import Inert, Knob, register
 
 FENCED_END = register(Knob(
     name="fenced_end",
@@ -18,4 +18,6 @@ FENCED_END = register(Knob(
     words="what a fenced worker returns: nothing, or the owner's result once it is recorded",
     case=0,
     meanings=("it stops with nothing", "it waits for the owner's outcome and returns it"),
+    inert=(Inert(("adopts",), switch=("fencing", "off"),
+                 does="with fencing=off no worker is fenced, so none adopts a result (set fencing=on)"),),
 ))  # fmt: skip

@@ -9,7 +9,7 @@ model, issue 14; docs/profiles.md). Only with `fencing=on`.
   an owner check.
 """
 
-from sim.knobs.base import Knob, register
+from sim.knobs.base import Inert, Knob, register
 
 FENCING_BY = register(Knob(
     name="fencing_by",
@@ -17,4 +17,6 @@ FENCING_BY = register(Knob(
     words="what a fenced store compares: the writer's token with the epoch, or the writer with the owner",
     case=0,
     meanings=("an older token is refused", "anyone but the recorded owner is refused"),
+    inert=(Inert(("owner",), switch=("fencing", "off"),
+                 does="with fencing=off no store compares anything before a write (set fencing=on)"),),
 ))  # fmt: skip

@@ -10,7 +10,7 @@ article's model, issue 14; docs/profiles.md). Only with `fencing=on`.
   once and it stops, fenced, without a write reaching any store.
 """
 
-from sim.knobs.base import Knob, register
+from sim.knobs.base import Inert, Knob, register
 
 FENCING_SCOPE = register(Knob(
     name="fencing_scope",
@@ -18,4 +18,6 @@ FENCING_SCOPE = register(Knob(
     words="what fencing holds a replaced worker to: its next write, or its next step",
     case=0,
     meanings=("stopped at its next write", "stopped before its next step, its result discarded"),
+    inert=(Inert(("step",), switch=("fencing", "off"),
+                 does="with fencing=off no worker is fenced, at a write or at a step (set fencing=on)"),),
 ))  # fmt: skip

@@ -2,7 +2,7 @@
 assumes, or also the next section, which its journal key does not name (an undeclared input),
 or also the next section with the key naming both (the read declared)."""
 
-from sim.knobs.base import Knob, register
+from sim.knobs.base import Inert, Knob, register
 
 READS = register(Knob(
     name="reads",
@@ -14,4 +14,9 @@ READS = register(Knob(
         "each step also reads the next section (the last one: only its own); its key does not name it",
         "each step also reads the next section, and its journal key names that section's hash too",
     ),
+    # with pins off a journal key names no section (only the step), so the keyed read has
+    # no section hash to add: the step reads the next section undeclared, as next-section
+    inert=(Inert(("next-section-keyed",), switch=("pins", "off"), same_as="next-section",
+                 does="with pins=off a journal key names no section, so it cannot name the next one either "
+                 "(set pins=on)"),),
 ))  # fmt: skip

@@ -2,7 +2,8 @@
 (the article's model), or, as replay engines do, it replays the history strictly and stops
 with a non-determinism error when a record it replays was written under other code."""
 
-from sim.knobs.base import Knob, register
+from sim.faults import Effect
+from sim.knobs.base import Inert, Knob, register
 
 REPLAY = register(Knob(
     name="replay",
@@ -13,4 +14,6 @@ REPLAY = register(Knob(
         "reuse: it restores the record, whatever code computed it",
         "strict: it stops with a non-determinism error, and the run is stuck",
     ),
+    # a record written under other code exists only once the code has changed
+    inert=(Inert(("strict",), effects=(Effect.CHANGES_CODE,)),),
 ))  # fmt: skip

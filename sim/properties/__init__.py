@@ -13,6 +13,8 @@ To add a property: write one module that registers a `Property`, and import it b
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
+
 from sim.properties import (  # noqa: F401  (each module registers its property)
     duplicate_effect,
     effects_confirmed,
@@ -42,6 +44,7 @@ from sim.properties.base import (
     registered,
     verdict,
 )
+from sim.faults import KINDS, Fault, effects_of
 from sim.switches import Switches
 from sim.trace import Kind, ReportHistory, Trace
 
@@ -62,11 +65,34 @@ FINISHED = finished.PROPERTY
 EFFECTS_CONFIRMED = effects_confirmed.PROPERTY
 
 
-def judged(beyond: bool) -> tuple[Property, ...]:
-    """What `sim check` judges: the invariants (the article's own, or with `beyond` every
-    one, docs/outside.md), and that every recorded intent is confirmed by the end of the run
-    (`finished` is the outcome's, and is not judged there)."""
-    return (*(SAFETY if beyond else ARTICLE_SAFETY), EFFECTS_CONFIRMED)
+def judged(switches: Switches, kinds: Iterable[type[Fault]]) -> tuple[Property, ...]:
+    """What a search over schedules of these fault kinds judges under these switches: every
+    invariant such a schedule can break (`Property.reachable`: the article's own always, one
+    beyond its model where its declaration says these kinds' effects and these settings
+    reach it), and that every recorded intent is confirmed by the end of the run (`finished`
+    is the outcome's, and is not judged there)."""
+    effects = effects_of(kinds)
+    return (*(p for p in SAFETY if p.reachable(switches, effects)), EFFECTS_CONFIRMED)
+
+
+def not_judged(switches: Switches, kinds: Iterable[type[Fault]]) -> tuple[Property, ...]:
+    """The invariants these switches let some registered fault kind break but no schedule of
+    these kinds can: what a verdict over `kinds` leaves out, and must say it leaves out."""
+    effects = effects_of(kinds)
+    every = effects_of(KINDS)
+    return tuple(p for p in SAFETY if p.reachable(switches, every) and not p.reachable(switches, effects))
+
+
+def judged_words(switches: Switches, kinds: Sequence[type[Fault]], source: str, progress: bool = True) -> str:
+    """What a verdict over schedules of these fault kinds judged under these switches, in
+    words: the properties (`judged`; without `progress`, the invariants only), the fault
+    kinds ("enumerated", "drawn": `source`) and the invariants it left out (`not_judged`)."""
+    props = [p for p in judged(switches, kinds) if progress or p.safety]
+    words = f"judged: {', '.join(p.name for p in props)}; fault kinds {source}: {', '.join(k.plural for k in kinds)}"
+    left = not_judged(switches, kinds)
+    if left:
+        words += f"; not judged: {', '.join(p.name for p in left)} (no fault kind {source} can break it here)"
+    return words
 
 
 def violations(trace: Trace, props: tuple[Property, ...] = SAFETY) -> list[tuple[str, int]]:
@@ -134,6 +160,6 @@ def guarded(switches: Switches, name: str) -> bool:
 __all__ = [
     "ALL_HOLD", "ALWAYS", "ARTICLE_NAMES", "ARTICLE_SAFETY", "BROKEN", "BY_NAME", "EFFECTS_CONFIRMED", "EVENTUALLY", "FINISHED", "GUARDS",
     "HOLDS", "HOLDS_WITHIN_BOUND", "NAMES", "PROGRESS", "PROPERTIES", "SAFETY", "Failure", "Guard",
-    "Hazard", "Property", "Seen", "Temporal", "at_risk", "breaking_events", "guarded", "judged", "judged_under", "unguarded_by",
+    "Hazard", "Property", "Seen", "Temporal", "at_risk", "breaking_events", "guarded", "judged", "judged_under", "judged_words", "not_judged", "unguarded_by",
     "verdict", "violations",
 ]  # fmt: skip

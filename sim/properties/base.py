@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
+from sim.faults import Effect
 from sim.switches import PROTECTIONS, Switches
 from sim.trace import Event, Kind, ReportHistory, Trace
 
@@ -293,12 +294,21 @@ class Property:
     hazard: Hazard | None = None
     #: one of the article's own properties; a property beyond its model (docs/outside.md)
     #: can only break under a fault kind or knob beyond it, is judged by `sim trace` and
-    #: `sim explore`, by `sim check --faults all`, and is not a column of the sweep
+    #: `sim explore`, by `sim check` wherever the fault kinds it enumerates can break it
+    #: (`reached`), and is not a column of the sweep
     article: bool = True
     #: the settings under which it is judged at all (None: every run); elsewhere it holds by
     #: definition. A property beyond the article's model that only means something under a
     #: knob set away from its default says so here, so the article's runs never judge it.
     applies: Callable[[Switches], bool] | None = None
+    #: whether a schedule of fault kinds with these effects (`sim.faults.Effect`) can break it
+    #: under these settings (None: any schedule can, as any of the article's faults can break
+    #: one of its own properties). A property beyond the article's model declares here which
+    #: faults and which settings reach it, so that a check judges it whenever the kinds it
+    #: enumerates can (`reachable`) and names it as not judged when they cannot
+    #: (`sim.properties.judged`). It may over-approximate (judging a property that cannot
+    #: break costs nothing), never under-approximate.
+    reached: Callable[[Switches, frozenset[Effect]], bool] | None = None
 
     def __post_init__(self) -> None:
         if self.breaks is None:
@@ -313,6 +323,11 @@ class Property:
     @property
     def safety(self) -> bool:
         return self.temporal is ALWAYS
+
+    def reachable(self, switches: Switches, effects: frozenset[Effect]) -> bool:
+        """Whether a schedule of fault kinds with these effects can break it under these
+        switches: it is judged there (`applies`) and its declaration (`reached`) says so."""
+        return judged_under(self, switches) and (self.reached is None or self.reached(switches, effects))
 
     # -- verdicts -------------------------------------------------------------------------
     def first_break(self, trace: Trace, report: ReportHistory | None = None) -> int | None:

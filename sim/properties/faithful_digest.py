@@ -22,8 +22,26 @@ from __future__ import annotations
 
 from typing import Any
 
+from sim.faults import Effect
 from sim.properties.base import ALWAYS, Hazard, Memo, Monitor, Property, Seen, register
+from sim.switches import Switches
 from sim.trace import Event, Kind, ReportHistory, Trace
+
+#: the faults that make a part unfaithful under any settings: bytes changed under their hash
+#: (case 5), a wrong summary (case 6), code changed under running work (case 8)
+CAUSES = frozenset({Effect.MUTATES_SNAPSHOT, Effect.WRONG_SUMMARY, Effect.CHANGES_CODE})
+
+
+def reached(switches: Switches, effects: frozenset[Effect]) -> bool:
+    """Whether a schedule of faults with these effects can break it: one of `CAUSES`, or,
+    when a step also reads the next section (the knob `reads`, case 5), a report change,
+    which leaves a part built from a section that is no longer current. (With
+    `reads=next-section-keyed` and pins on the key names that section too, so a change makes
+    the step computed again; it is judged there all the same: judging a property that cannot
+    break costs nothing.)"""
+    if effects & CAUSES:
+        return True
+    return switches.knob("reads") != "declared" and Effect.CHANGES_REPORT in effects
 
 
 def flaws(part: list[Any], code: int, content: tuple[int, ...]) -> list[str]:
@@ -82,4 +100,5 @@ PROPERTY = register(Property(
     hazard=Hazard("a digest was accepted whose parts read or ran under more than their keys name", arose,
                   frozenset({Kind.ACCEPTED})),
     article=False,
+    reached=reached,
 ))  # fmt: skip
