@@ -463,6 +463,32 @@ def write_counterexample(path: Path, description: str, switches: Switches, sched
 
 ExploreProgress = Callable[[int, int, float, int], None]  # (runs, examples, seconds, findings)
 
+#: schedules run to estimate a search's time (from a copy of its seed: the search is unchanged)
+SAMPLE = 40
+
+
+@dataclass(frozen=True, slots=True)
+class Estimate:
+    """A search's time, estimated before it starts from a short sample."""
+
+    seconds: float
+    sampled: int
+    rate: float  # schedules per second in the sample
+
+
+def estimate(switches: Switches, *, seed: int, examples: int, bounds: ExploreBounds = ExploreBounds()) -> Estimate:
+    """Run the first `SAMPLE` schedules the search would draw (from its own seed, on a copy, so
+    the search itself is unchanged) and scale their time to `examples`. Shrinking is left
+    out: it costs a few hundred runs per invariant broken, whatever the number of examples."""
+    choices = SeededChoices(random.Random(seed))
+    n = min(SAMPLE, examples)
+    started = time.perf_counter()
+    for _ in range(n):
+        simulate(switches, draw_schedule(choices, bounds))
+    seconds = max(time.perf_counter() - started, 1e-6)
+    rate = n / seconds if n else 0.0
+    return Estimate(examples / rate if n else 0.0, n, rate)
+
 
 def explore(
     switches: Switches,

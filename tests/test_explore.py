@@ -193,7 +193,7 @@ def test_sigint_to_the_cli_exits_130_and_keeps_the_files(tmp_path: Path) -> None
     # SIGINT back to its default in the child: a test run started in the background by a
     # shell inherits SIGINT ignored, and Python then leaves it ignored (no KeyboardInterrupt)
     proc = subprocess.Popen(
-        [str(exe), "explore", "--set", "key=none", "--seed", "1", "--examples", "100000000", "--out", str(tmp_path)],
+        [str(exe), "explore", "--set", "key=none", "--seed", "1", "--examples", "100000000", "--yes", "--out", str(tmp_path)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )  # fmt: skip
@@ -339,3 +339,49 @@ def test_ctrl_c_while_shrinking_keeps_every_invariant_that_schedule_broke(
         assert finding.path is not None and finding.path.exists()
         _, replayed = real(pins_off, finding.schedule)
         assert (finding.invariant, finding.tick) in replayed.violations
+
+
+# -- work estimated up front -----------------------------------------------------------------------
+def test_a_search_past_an_hour_is_refused_without_yes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Not on a terminal, a search estimated past an hour does not start without --yes: one
+    line, exit 2, nothing written; the estimate comes from a sample of the search's own draws."""
+    code = main(["explore", "--examples", "100000000", "--seed", "1", "--out", str(tmp_path / "o")])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1, err
+    assert "sim explore of 100,000,000 schedules is estimated to take about" in err and "--yes" in err
+    assert not any((tmp_path / "o").iterdir())
+
+
+def test_yes_runs_what_the_estimate_would_stop(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                              capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    import sim.commands.common as common
+
+    monkeypatch.setattr(common, "LONG_SECONDS", 0.0)  # every search is "long" now
+    args = ["explore", "--examples", "50", "--seed", "1", "--out", str(tmp_path)]
+    assert main(args) == 2
+    assert "rerun with --yes" in capsys.readouterr().err
+    assert main([*args, "--yes"]) == 0
+    err = capsys.readouterr().err
+    assert "estimated: " in err and "40 schedules sampled at" in err
+
+
+def test_the_estimate_samples_the_search_s_own_draws_without_changing_it() -> None:
+    from sim.explore import SAMPLE, estimate
+
+    switches = Switches().with_values({"key": "none"})
+    guess = estimate(switches, seed=3, examples=10_000)
+    assert guess.sampled == SAMPLE and guess.rate > 0 and guess.seconds == pytest.approx(10_000 / guess.rate)
+    assert estimate(switches, seed=3, examples=7).sampled == 7
+    a = explore(switches, seed=3, examples=200)
+    b = explore(switches, seed=3, examples=200)
+    assert [f.schedule for f in a.findings] == [f.schedule for f in b.findings]
+
+
+@pytest.mark.parametrize(("seconds", "words"), [
+    (0.2, "under a second"), (42, "about 42 s"), (600, "about 10 min"), (7 * 3600, "about 7 h"),
+    (3 * 86400, "about 3 days"), (400 * 86400, "more than a year"),
+])  # fmt: skip
+def test_durations_in_words(seconds: float, words: str) -> None:
+    from sim.commands.common import duration_words
+
+    assert duration_words(seconds) == words

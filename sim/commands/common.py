@@ -136,3 +136,40 @@ def note_inert(runs: Sequence[tuple[Mapping[str, str], frozenset[Effect]]], scop
 def emit_json(document: Any) -> None:
     """One JSON document on stdout, nothing else; keys in a fixed order."""
     sys.stdout.write(json.dumps(document, indent=2) + "\n")
+
+
+# -- work that may run long: said up front, and run past an hour only when the user says so --------
+#: an estimate past this many seconds needs --yes (or a yes at the terminal's prompt)
+LONG_SECONDS = 3600.0
+
+yes_option = click.option(
+    "--yes", "-y", is_flag=True,
+    help="Run even when the work is estimated to take more than an hour (without it, such work "
+    "is not started: sim asks at a terminal, and refuses elsewhere).",
+)  # fmt: skip
+
+
+def duration_words(seconds: float) -> str:
+    """A duration as a person says it: `under a second`, `about 40 s`, `about 12 min`, `about 7 h`,
+    `about 3 days`, `more than a year`."""
+    if seconds < 1:
+        return "under a second"
+    for unit, size, most in (("s", 1, 90), ("min", 60, 90), ("h", 3600, 48), ("days", 86400, 365)):
+        if seconds < size * most:
+            return f"about {seconds / size:,.0f} {unit}"
+    return "more than a year"
+
+
+def gate_long_work(what: str, seconds: float, yes: bool) -> None:
+    """Stop before work estimated past LONG_SECONDS unless `yes`: at a terminal, ask; elsewhere
+    refuse with one line (exit 2) that says how to run it anyway."""
+    if seconds <= LONG_SECONDS or yes:
+        return
+    from sim.errors import SimError
+
+    message = f"{what} is estimated to take {duration_words(seconds)}"
+    if sys.stdin.isatty() and sys.stderr.isatty():
+        if click.confirm(f"{message}. Run it?", default=False, err=True):
+            return
+        raise SimError(f"{message}; not run (--yes runs it without asking)")
+    raise SimError(f"{message}; rerun with --yes to run it")

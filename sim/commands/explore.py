@@ -8,7 +8,18 @@ from pathlib import Path
 
 import click
 
-from sim.commands.common import DRAWN, folder_value, note_inert, profile_option, run_of, set_option, switch_values
+from sim.commands.common import (
+    DRAWN,
+    duration_words,
+    folder_value,
+    gate_long_work,
+    note_inert,
+    profile_option,
+    run_of,
+    set_option,
+    switch_values,
+    yes_option,
+)
 from sim.commands.trace import write_page_beside
 from sim.explore import (
     TICK_BUCKET,
@@ -16,6 +27,7 @@ from sim.explore import (
     Exploration,
     ExploreBounds,
     coverage_kinds,
+    estimate,
     may_write,
     rerun_args,
 )
@@ -46,8 +58,9 @@ DEFAULT_OUT = Path("reports/counterexamples")
               "model, docs/outside.md).")  # fmt: skip
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), callback=folder_value, default=DEFAULT_OUT, show_default=True,
               help="Folder the shrunk counterexamples are written to (each atomically, as found).")  # fmt: skip
+@yes_option
 def explore(examples: int, seed: int | None, sets: tuple[str, ...], profile: str | None, max_faults: int, faults: str,
-            out: Path) -> int:  # fmt: skip
+            out: Path, yes: bool) -> int:  # fmt: skip
     """Draw random fault schedules, run each and check the invariants.
 
     Each invariant broken is shrunk to a small schedule and written as a scenario file that
@@ -62,9 +75,13 @@ def explore(examples: int, seed: int | None, sets: tuple[str, ...], profile: str
     refuse_special_in(out, may_write(switches, seed))  # a folder, FIFO, device or socket where a file goes
     bounds = ExploreBounds(max_faults=max_faults, faults=faults)
     note_inert([run_of(switches, bounds.kinds)], DRAWN)
+    guess = estimate(switches, seed=seed, examples=examples, bounds=bounds)
+    gate_long_work(f"sim explore of {examples:,} schedules", guess.seconds, yes)
     label = switches.label() or "all protections on"
     click.echo(f"sim explore: seed {seed}; {examples} schedules of at most {max_faults} faults; {label}")
     click.echo(f"rerun with: sim explore {rerun_args(switches, seed, examples, bounds)}")
+    click.echo(f"  estimated: {duration_words(guess.seconds)} ({guess.sampled} schedules sampled at "
+               f"{guess.rate:,.0f}/s)", err=True)  # fmt: skip
     # looked at every 10 % (or every 1,000 schedules if that is sooner); printed at each 10 %
     # and otherwise at most every 5 seconds
     every = max(1, min(1000, examples // 10))
