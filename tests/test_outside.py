@@ -92,6 +92,24 @@ def test_fencing_does_not_stop_a_late_send() -> None:
     assert broken == {"on": ("duplicate-effect",), "off": ("duplicate-effect", "stale-write")}
 
 
+def test_a_step_fence_does_not_stop_a_late_send_either() -> None:
+    """fencing_scope=step (the temporal and restate profiles) keeps a replaced worker's
+    results out of the engine's stores, not its send out of the feed: the paused poster's
+    send, handed out before it was replaced, lands when it wakes; its answer is discarded
+    with no write (issue 22, defect 3)."""
+    trace, outcome = run_scenario(load("paused-inside-effect-step"))
+    feed = [(e.tick, e.attempt, e.detail["key"], e.detail["answer"]) for e in trace.events if e.kind is Kind.FEED]
+    assert feed == [(10, 2, None, "applied"), (12, 1, None, "applied")]
+    assert [e.tick for e in trace.events if e.kind is Kind.FENCED] == [12]
+    assert [e for e in trace.events if e.kind is Kind.WRITE and e.attempt == 1 and e.tick >= 12] == []
+    assert outcome.violations == (("duplicate-effect", 12),)
+    # the same bound finds the late send whatever the fence's scope
+    temporal = Switches().with_values({"key": "per-attempt", "pins": "off", "rule": "latest-finished"})
+    rows = [Config(scope, temporal.with_values({"fencing_scope": scope})) for scope in ("attempt", "step")]
+    attempt, step = check(rows, CheckBound(1, 12, faults="all"))
+    assert step.violations["duplicate-effect"] == attempt.violations["duplicate-effect"] == 4
+
+
 def test_a_pause_and_a_death_of_one_post_cannot_both_be_scheduled() -> None:
     from sim.errors import ScheduleError
 

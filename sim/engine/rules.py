@@ -369,8 +369,7 @@ def program(d: Draft, w: Worker, t: int) -> int | None:
         if d.setup.retries and held is not None and held[0] == "compute":
             redo(d, w, t, held[1], min(d.setup.retries, (t - since) // d.setup.heartbeat_limit))
         if d.setup.step_fencing and fenced_out(d, w):  # its held result is discarded
-            fence(d, w, t)
-            return None
+            return fence_woken(d, w, t, held)
         if held is not None:
             return finish(d, w, t, held)
     elif d.setup.step_fencing and fenced_out(d, w):  # replaced while working: no next step
@@ -428,6 +427,20 @@ def fall_silent(d: Draft, w: Worker, t: int, silence: Stall, held: Held | None) 
         w.crashed = True
         return None
     return silence.wake
+
+
+def fence_woken(d: Draft, w: Worker, t: int, held: Held | None) -> None:
+    """fencing_scope=step (beyond the article's model): a replaced worker waking from a pause
+    gets no further step, and the result of the action it was finishing never reaches the
+    engine's stores. A send it was already making is not the engine's to stop: it goes out to
+    the feed, which checks keys, never tokens (docs/model.md §9, docs/outside.md case 1); only
+    its answer is discarded, unrecorded."""
+    if held is not None and held[0] == "send":
+        digest = w.candidate
+        assert digest is not None
+        send(d, t, w, digest, post_key(d, w, digest))
+    fence(d, w, t)
+    return None
 
 
 def finish(d: Draft, w: Worker, t: int, action: Held) -> int | None:
