@@ -369,7 +369,8 @@ def program(d: Draft, w: Worker, t: int) -> int | None:
         if d.setup.retries and held is not None and held[0] == "compute":
             redo(d, w, t, held[1], min(d.setup.retries, (t - since) // d.setup.heartbeat_limit))
         if d.setup.step_fencing and fenced_out(d, w):  # its held result is discarded
-            return fence_woken(d, w, t, held)
+            fence_woken(d, w, t, held)
+            return None
         if held is not None:
             return finish(d, w, t, held)
     elif d.setup.step_fencing and fenced_out(d, w):  # replaced while working: no next step
@@ -379,8 +380,8 @@ def program(d: Draft, w: Worker, t: int) -> int | None:
     directive = None if fault is None else fault.directive()
     silence: Stall | None = None
     if isinstance(directive, Unheard):  # it works on; the controller stops hearing it
-        w.unheard = (t, t + directive.ticks)
-        d.log(t, Kind.UNHEARD, w.n, {"until": t + directive.ticks})
+        w.unheard = delay_heartbeats(w.unheard, t, directive.ticks)
+        d.log(t, Kind.UNHEARD, w.n, {"until": w.unheard[1]})
     else:
         silence = directive  # type: ignore[assignment]
     if w.phase == STEPS:
@@ -417,6 +418,17 @@ def program(d: Draft, w: Worker, t: int) -> int | None:
     return post(d, w, t)
 
 
+def delay_heartbeats(unheard: tuple[int, int] | None, t: int, ticks: int) -> tuple[int, int]:
+    """A heartbeat delay from t (beyond the article's model, `sim.faults.delay`): the
+    heartbeats after t and before t + ticks go unheard. Delays compose: a heartbeat is unheard
+    if any delay covers it, so one starting inside the window of an earlier one (whose
+    heartbeat at t is itself unheard) extends that window and keeps its start, the last
+    heartbeat the controller heard; one starting after it ends opens a new window from t."""
+    if unheard is not None and unheard[0] < t < unheard[1]:
+        return (unheard[0], max(unheard[1], t + ticks))
+    return (t, t + ticks)
+
+
 def fall_silent(d: Draft, w: Worker, t: int, silence: Stall, held: Held | None) -> int | None:
     """It heartbeated at t as it started; whatever it began waits for the wake."""
     w.held = held
@@ -440,7 +452,6 @@ def fence_woken(d: Draft, w: Worker, t: int, held: Held | None) -> None:
         assert digest is not None
         send(d, t, w, digest, post_key(d, w, digest))
     fence(d, w, t)
-    return None
 
 
 def finish(d: Draft, w: Worker, t: int, action: Held) -> int | None:
