@@ -448,6 +448,23 @@ def test_code_that_changes_under_running_work_mixes_sticks_or_redoes() -> None:
     _, keyed = run_scenario(load("code-changed-keyed"))
     assert (keyed.model_calls_by_attempt, keyed.steps_restored, keyed.violations) == ((3, 4), 0, ())
     assert keyed.finished and (mixed.model_calls, keyed.model_calls) == (5, 7)
+
+
+def test_a_stuck_attempt_stays_the_owner_whatever_its_heartbeats() -> None:
+    """replay=strict: the attempt whose replay failed is never suspected, so no successor is
+    admitted, with its heartbeats delayed or a restarted controller's old timers (issue 22,
+    defect 5; docs/model.md §9)."""
+    import dataclasses
+
+    from sim.faults import ControllerRestart
+    from sim.run import simulate
+
+    _, strict = run_scenario(load("code-changed-strict"))
+    trace, unheard = run_scenario(load("code-changed-strict-unheard"))
+    assert [(e.tick, e.attempt) for e in _events(trace, Kind.UNHEARD)] == [(6, 2)]
+    assert [(e.tick, e.attempt) for e in _events(trace, Kind.REPLAY_FAILED)] == [(6, 2)]
+    assert [e.attempt for e in _events(trace, Kind.UNKNOWN)] == [1]
+    assert [e.attempt for e in _events(trace, Kind.ADMITTED)] == [1, 2]
     assert unheard == strict
     scenario = load("code-changed-strict")
     schedule = dataclasses.replace(scenario.schedule, faults=scenario.schedule.faults + (ControllerRestart(7, 3),))

@@ -806,8 +806,10 @@ def suspect(state: State, t: int, faults: Faults) -> Step:
 
 
 def suspected(a: AttemptState, t: int, limit: int, since: int | None) -> bool:
-    """Running, and unheard since `since` for the heartbeat limit."""
-    return a.status is Status.RUNNING and since is not None and t - since >= limit
+    """Running, and unheard since `since` for the heartbeat limit. A stuck attempt (a strict
+    replay failed, beyond the article's model) is never suspected: the engine keeps it as
+    the owner whatever its heartbeats (docs/model.md §9)."""
+    return a.status is Status.RUNNING and since is not None and t - since >= limit and not a.stuck
 
 
 def heard(state: State, a: AttemptState, t: int) -> int | None:

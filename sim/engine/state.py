@@ -104,6 +104,13 @@ class AttemptState(NamedTuple):
         """Its program still runs (acting, waiting or paused)."""
         return self.next_tick is not None
 
+    @property
+    def stuck(self) -> bool:
+        """Its program ended with neither a crash nor an end state (done, refused, fenced):
+        a strict replay failed (beyond the article's model, `replay=strict`). It is still
+        running and the owner, and nothing suspects or replaces it (docs/model.md §9)."""
+        return self.next_tick is None and self.ended is None and not self.crashed
+
     def last_heard(self, t: int) -> int | None:
         """The tick of its last heartbeat the controller heard, if it has missed any by t:
         silent since then, or working with its heartbeats delayed. A heartbeat is unheard if
