@@ -92,6 +92,24 @@ def test_fencing_does_not_stop_a_late_send() -> None:
     assert broken == {"on": ("duplicate-effect",), "off": ("duplicate-effect", "stale-write")}
 
 
+def test_a_step_fence_does_not_stop_a_late_send_either() -> None:
+    """fencing_scope=step (the temporal and restate profiles) keeps a replaced worker's
+    results out of the engine's stores, not its send out of the feed: the paused poster's
+    send, handed out before it was replaced, lands when it wakes; its answer is discarded
+    with no write (issue 22, defect 3)."""
+    trace, outcome = run_scenario(load("paused-inside-effect-step"))
+    feed = [(e.tick, e.attempt, e.detail["key"], e.detail["answer"]) for e in trace.events if e.kind is Kind.FEED]
+    assert feed == [(10, 2, None, "applied"), (12, 1, None, "applied")]
+    assert [e.tick for e in trace.events if e.kind is Kind.FENCED] == [12]
+    assert [e for e in trace.events if e.kind is Kind.WRITE and e.attempt == 1 and e.tick >= 12] == []
+    assert outcome.violations == (("duplicate-effect", 12),)
+    # the same bound finds the late send whatever the fence's scope
+    temporal = Switches().with_values({"key": "per-attempt", "pins": "off", "rule": "latest-finished"})
+    rows = [Config(scope, temporal.with_values({"fencing_scope": scope})) for scope in ("attempt", "step")]
+    attempt, step = check(rows, CheckBound(1, 12, faults="all"))
+    assert step.violations["duplicate-effect"] == attempt.violations["duplicate-effect"] == 4
+
+
 def test_a_pause_and_a_death_of_one_post_cannot_both_be_scheduled() -> None:
     from sim.errors import ScheduleError
 
@@ -159,6 +177,52 @@ def test_a_falsely_suspected_owner_wastes_calls_with_fencing_and_writes_stale_wi
 def feed_answers(trace: object) -> list[tuple[int, str, str | None]]:
     events = trace.events  # type: ignore[attr-defined]
     return [(e.tick, e.detail["answer"], e.detail["post"]) for e in events if e.kind is Kind.FEED]
+
+
+def test_heartbeat_delays_compose_and_a_crash_inside_one_does_not_restart_the_count() -> None:
+    """A heartbeat is unheard if any delay covers it, and the controller counts from the last
+    one it heard (issue 22, defect 4)."""
+    import dataclasses
+
+    from sim.faults import HeartbeatDelay
+    from sim.run import simulate
+
+    def unknown(trace):  # type: ignore[no-untyped-def]
+        return [(e.tick, e.attempt, e.detail["missed"]) for e in trace.events if e.kind is Kind.UNKNOWN]
+
+    alone_trace, alone = run_scenario(load("false-suspicion"))
+    # a 1-tick delay inside the 4-tick one does not get #1 heard sooner
+    trace, outcome = run_scenario(load("false-suspicion-overlap"))
+    assert unknown(trace) == unknown(alone_trace) == [(4, 1, 2)]
+    assert outcome == alone
+    # a longer delay starting inside a shorter one extends it, from the shorter one's start
+    scenario = load("false-suspicion")
+    schedule = dataclasses.replace(scenario.schedule, faults=tuple(
+        f for f in scenario.schedule.faults if not isinstance(f, HeartbeatDelay)) + (HeartbeatDelay(1, 2, 2), HeartbeatDelay(1, 3, 4)))
+    trace, _ = simulate(scenario.switches, schedule)
+    assert unknown(trace) == [(4, 1, 2)]
+    assert [(e.tick, e.detail["until"]) for e in trace.events if e.kind is Kind.UNHEARD] == [(2, 4), (3, 7)]
+    # a crash at t3, whose heartbeat the delay covers: counted from t2, not from the crash
+    trace, outcome = run_scenario(load("false-suspicion-crashed"))
+    assert unknown(trace) == [(4, 1, 2)]
+    assert outcome.model_calls_by_attempt == (3, 4) and outcome.first_accepted_tick == 10
+
+
+@pytest.mark.parametrize("values", [{}, {"replay": "strict"}, {"fencing": "off", "checkpoints": "end-only"}],
+                         ids=["all-on", "strict", "unfenced-end-only"])
+def test_check_with_overlapping_delays_and_silences_agrees_with_the_enumerator(
+    values: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two faults among silences, heartbeat delays and code changes: overlapping delays and
+    crashes inside a delay, where the canonical state must keep what the count runs from."""
+    from sim.faults import CodeUpdate, HeartbeatDelay, Silence
+
+    monkeypatch.setattr(CheckBound, "kinds", property(lambda self: (Silence, HeartbeatDelay, CodeUpdate)))
+    rows = [Config("x", Switches().with_values(values))]
+    bound = CheckBound(2, 6, faults="all")
+    for searched, walked in zip(check(rows, bound), enumerator.enumerate_all(rows, bound)):
+        assert (searched.schedules, searched.violations) == (walked.schedules, walked.violations)
+        assert searched.counterexamples == walked.counterexamples
 
 
 def test_the_feed_knobs_are_inert_at_their_defaults() -> None:
@@ -384,6 +448,29 @@ def test_code_that_changes_under_running_work_mixes_sticks_or_redoes() -> None:
     _, keyed = run_scenario(load("code-changed-keyed"))
     assert (keyed.model_calls_by_attempt, keyed.steps_restored, keyed.violations) == ((3, 4), 0, ())
     assert keyed.finished and (mixed.model_calls, keyed.model_calls) == (5, 7)
+
+
+def test_a_stuck_attempt_stays_the_owner_whatever_its_heartbeats() -> None:
+    """replay=strict: the attempt whose replay failed is never suspected, so no successor is
+    admitted, with its heartbeats delayed or a restarted controller's old timers (issue 22,
+    defect 5; docs/model.md §9)."""
+    import dataclasses
+
+    from sim.faults import ControllerRestart
+    from sim.run import simulate
+
+    _, strict = run_scenario(load("code-changed-strict"))
+    trace, unheard = run_scenario(load("code-changed-strict-unheard"))
+    assert [(e.tick, e.attempt) for e in _events(trace, Kind.UNHEARD)] == [(6, 2)]
+    assert [(e.tick, e.attempt) for e in _events(trace, Kind.REPLAY_FAILED)] == [(6, 2)]
+    assert [e.attempt for e in _events(trace, Kind.UNKNOWN)] == [1]
+    assert [e.attempt for e in _events(trace, Kind.ADMITTED)] == [1, 2]
+    assert unheard == strict
+    scenario = load("code-changed-strict")
+    schedule = dataclasses.replace(scenario.schedule, faults=scenario.schedule.faults + (ControllerRestart(7, 3),))
+    trace, _ = simulate(scenario.switches.with_values({"controller_state": "old-timers"}), schedule)
+    assert [e.attempt for e in _events(trace, Kind.UNKNOWN)] == [1]
+    assert [e.attempt for e in _events(trace, Kind.ADMITTED)] == [1, 2]
 
 
 @pytest.mark.parametrize("knobs", [

@@ -19,7 +19,13 @@ dropped, and why it cannot matter:
 - an attempt's verdict tick and end tick: both lie before this tick, which is all the rules
   ask of them (`verdict[1] >= t`, `ended < t`);
 - a silent attempt's silence tick: while it is running, how long ago (at most the heartbeat
-  limit, when it is suspected); after that only whether it is silent;
+  limit, when it is suspected); after that only whether it is silent; for a crashed one, how
+  long ago its last heartbeat heard was (the start of a heartbeat delay that covered its
+  silence, beyond the article's model);
+- a heartbeat delay's window (beyond the article's model): how long ago it began (capped)
+  and how long it still runs, while it covers a tick to come or a live attempt's silence;
+  dropped for an attempt whose program has ended (a crashed one's count is kept above; a
+  stuck one, `replay=strict`, is never suspected);
 - an attempt whose program has ended keeps only what the controller still reads of it: its
   status, whether it crashed and is silent, its candidate, whether it inherited one, and
   whether its candidate was accepted.
@@ -194,7 +200,11 @@ def attempt_form(a: AttemptState, t: int, limit: int, versions: tuple[tuple[int,
     if since is None:
         silent: int | bool = False
     elif a.status is Status.RUNNING:
-        silent = min(t - since, limit)
+        # a crashed attempt: only when it is suspected matters, counted from its last
+        # heartbeat heard (a delay's start if one covered its last heartbeat: `last_heard`)
+        last = since if a.next_tick is not None else a.last_heard(t)
+        assert last is not None
+        silent = min(t - last, limit)
     else:
         silent = True
     accepted = None if a.verdict is None else a.verdict[0]
@@ -203,8 +213,14 @@ def attempt_form(a: AttemptState, t: int, limit: int, versions: tuple[tuple[int,
         return (status, a.crashed, silent, a.candidate, a.inherited is not None, accepted, a.ended is not None)
     held = None if a.held is None else (a.held[0], None if a.held[1] is None else a.held[1][1:])
     unheard = a.unheard
-    if unheard is not None:  # (how long unheard, capped; ticks until heard again), or gone
-        unheard = (min(t - unheard[0], limit), unheard[1] - t) if unheard[1] > t else None
+    if unheard is not None:  # (how long unheard, capped; ticks until heard again, 0 once past)
+        # kept while it covers a tick to come, or the last heartbeat of a silence (the count
+        # runs from its start then: `AttemptState.last_heard`); gone otherwise
+        s, u = unheard
+        if u > t or (since is not None and s < since < u):
+            unheard = (min(t - s, limit), max(u - t, 0))
+        else:
+            unheard = None
     return (
         a.token, None if a.pin is None else versions[a.pin], a.inherited, status, a.next_tick - t,
         a.crashed, silent, tuple(None if p is None else p[1:] for p in a.results), a.unwritten,

@@ -369,7 +369,7 @@ def program(d: Draft, w: Worker, t: int) -> int | None:
         if d.setup.retries and held is not None and held[0] == "compute":
             redo(d, w, t, held[1], min(d.setup.retries, (t - since) // d.setup.heartbeat_limit))
         if d.setup.step_fencing and fenced_out(d, w):  # its held result is discarded
-            fence(d, w, t)
+            fence_woken(d, w, t, held)
             return None
         if held is not None:
             return finish(d, w, t, held)
@@ -380,8 +380,8 @@ def program(d: Draft, w: Worker, t: int) -> int | None:
     directive = None if fault is None else fault.directive()
     silence: Stall | None = None
     if isinstance(directive, Unheard):  # it works on; the controller stops hearing it
-        w.unheard = (t, t + directive.ticks)
-        d.log(t, Kind.UNHEARD, w.n, {"until": t + directive.ticks})
+        w.unheard = delay_heartbeats(w.unheard, t, directive.ticks)
+        d.log(t, Kind.UNHEARD, w.n, {"until": w.unheard[1]})
     else:
         silence = directive  # type: ignore[assignment]
     if w.phase == STEPS:
@@ -418,6 +418,17 @@ def program(d: Draft, w: Worker, t: int) -> int | None:
     return post(d, w, t)
 
 
+def delay_heartbeats(unheard: tuple[int, int] | None, t: int, ticks: int) -> tuple[int, int]:
+    """A heartbeat delay from t (beyond the article's model, `sim.faults.delay`): the
+    heartbeats after t and before t + ticks go unheard. Delays compose: a heartbeat is unheard
+    if any delay covers it, so one starting inside the window of an earlier one (whose
+    heartbeat at t is itself unheard) extends that window and keeps its start, the last
+    heartbeat the controller heard; one starting after it ends opens a new window from t."""
+    if unheard is not None and unheard[0] < t < unheard[1]:
+        return (unheard[0], max(unheard[1], t + ticks))
+    return (t, t + ticks)
+
+
 def fall_silent(d: Draft, w: Worker, t: int, silence: Stall, held: Held | None) -> int | None:
     """It heartbeated at t as it started; whatever it began waits for the wake."""
     w.held = held
@@ -428,6 +439,19 @@ def fall_silent(d: Draft, w: Worker, t: int, silence: Stall, held: Held | None) 
         w.crashed = True
         return None
     return silence.wake
+
+
+def fence_woken(d: Draft, w: Worker, t: int, held: Held | None) -> None:
+    """fencing_scope=step (beyond the article's model): a replaced worker waking from a pause
+    gets no further step, and the result of the action it was finishing never reaches the
+    engine's stores. A send it was already making is not the engine's to stop: it goes out to
+    the feed, which checks keys, never tokens (docs/model.md §9, docs/outside.md case 1); only
+    its answer is discarded, unrecorded."""
+    if held is not None and held[0] == "send":
+        digest = w.candidate
+        assert digest is not None
+        send(d, t, w, digest, post_key(d, w, digest))
+    fence(d, w, t)
 
 
 def finish(d: Draft, w: Worker, t: int, action: Held) -> int | None:
@@ -782,8 +806,10 @@ def suspect(state: State, t: int, faults: Faults) -> Step:
 
 
 def suspected(a: AttemptState, t: int, limit: int, since: int | None) -> bool:
-    """Running, and unheard since `since` for the heartbeat limit."""
-    return a.status is Status.RUNNING and since is not None and t - since >= limit
+    """Running, and unheard since `since` for the heartbeat limit. A stuck attempt (a strict
+    replay failed, beyond the article's model) is never suspected: the engine keeps it as
+    the owner whatever its heartbeats (docs/model.md §9)."""
+    return a.status is Status.RUNNING and since is not None and t - since >= limit and not a.stuck
 
 
 def heard(state: State, a: AttemptState, t: int) -> int | None:

@@ -89,9 +89,11 @@ class AttemptState(NamedTuple):
     verdict: tuple[bool, int] | None  # (accepted, tick of the verdict)
     candidate: str | None  # the digest it produced or inherited, by id
     ended: int | None
-    #: (since, until): its heartbeats stop reaching the controller from `since` and are
-    #: heard again from `until`, while it keeps working (beyond the article's model:
-    #: `sim.faults.delay`); None: heard
+    #: (since, until): its heartbeats of the ticks after `since` and before `until` do not
+    #: reach the controller, while it keeps working; the one of `since` was the last it heard
+    #: before them (beyond the article's model: `sim.faults.delay`). Delays compose: one that
+    #: starts inside the window extends it (`rules.delay_heartbeats`), so this is the union of
+    #: every delay so far. None: heard
     unheard: tuple[int, int] | None = None
     #: the orchestration code version (0-based) it runs: the one deployed at its admission
     #: (beyond the article's model: `sim.faults.code`)
@@ -102,12 +104,24 @@ class AttemptState(NamedTuple):
         """Its program still runs (acting, waiting or paused)."""
         return self.next_tick is not None
 
+    @property
+    def stuck(self) -> bool:
+        """Its program ended with neither a crash nor an end state (done, refused, fenced):
+        a strict replay failed (beyond the article's model, `replay=strict`). It is still
+        running and the owner, and nothing suspects or replaces it (docs/model.md §9)."""
+        return self.next_tick is None and self.ended is None and not self.crashed
+
     def last_heard(self, t: int) -> int | None:
         """The tick of its last heartbeat the controller heard, if it has missed any by t:
-        silent since then, or working with its heartbeats delayed."""
-        if self.silent_since is not None:
-            return self.silent_since
+        silent since then, or working with its heartbeats delayed. A heartbeat is unheard if
+        a delay covers it, so a worker that falls silent inside a delay was last heard where
+        the delay began, not where it fell silent (docs/model.md §9)."""
+        since = self.silent_since
         unheard = self.unheard
+        if since is not None:
+            if unheard is not None and unheard[0] < since < unheard[1]:
+                return unheard[0]
+            return since
         if unheard is not None and unheard[0] <= t < unheard[1]:
             return unheard[0]
         return None

@@ -4,7 +4,12 @@ case: clocks outside their assumed bound, or a slow heartbeat path). From tick t
 that lasts the heartbeat limit, the controller suspects a live owner and admits a successor
 (a false suspicion). With fencing on nothing breaks, but the old owner's next write is
 rejected and the model calls it made since the suspicion are wasted; with fencing off its
-stale writes land (docs/outside.md, case 4)."""
+stale writes land (docs/outside.md, case 4).
+
+Delays compose: a heartbeat is unheard if any delay covers it, and the controller counts from
+the last heartbeat it heard, so a delay that starts inside another extends it
+(`sim.engine.rules.delay_heartbeats`) and a crash inside one does not restart the count
+(`AttemptState.last_heard`)."""
 
 from __future__ import annotations
 

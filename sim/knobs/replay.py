@@ -1,6 +1,10 @@
 """How a successor uses the journal (docs/outside.md, case 8): it restores matching records
 (the article's model), or, as replay engines do, it replays the history strictly and stops
-with a non-determinism error when a record it replays was written under other code."""
+with a non-determinism error when a record it replays was written under other code.
+
+A stuck attempt stays running and the owner and is never suspected, whatever its heartbeats:
+as in a replay engine, whose failed workflow task is retried over and over within the same
+execution and fails the same way each time (docs/model.md §9, docs/outside.md case 8)."""
 
 from sim.faults import Effect
 from sim.knobs.base import Inert, Knob, register
