@@ -19,6 +19,7 @@ on the executor, the number of workers or the order units finish in.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
 from dataclasses import dataclass, replace
@@ -33,7 +34,8 @@ from sim.files import starts_with
 from sim.limits import MAX_CHECK_FAULTS
 from sim.run import counterexample
 from sim.schedule import Schedule
-from sim.search import Found, Node, Search, Space, fingerprint, node_key, root
+from sim.memory import rss, tree_rss
+from sim.search import Found, MemoryLimit, Node, Search, Space, fingerprint, node_key, root
 from sim.switches import (
     PROTECTIONS,
     WEAKENINGS,
@@ -222,12 +224,15 @@ class Unit:
     space: Space
     tick: int
     nodes: tuple[Node, ...]
+    #: the most resident memory the process searching it may hold (0: no bound)
+    memory_limit: int = 0
 
 
 def run_unit(unit: Unit) -> Found:
-    """Search the unit's nodes to the end (in a worker process, or here)."""
+    """Search the unit's nodes to the end (in a worker process, or here); `MemoryLimit` if
+    the process passes the unit's memory bound."""
     frontier = {node_key(node): node for node in unit.nodes}
-    return Search(unit.space).run(frontier, unit.tick)
+    return Search(unit.space, unit.memory_limit).run(frontier, unit.tick)
 
 
 def space_of(config: Config, bound: CheckBound) -> Space:
@@ -261,49 +266,142 @@ CheckProgress = Callable[[int, int, int], None]
 
 
 def check(configs: Sequence[Config], bound: CheckBound, executor: Executor | None = None, workers: int = 1,
-          split: int = 1, progress: CheckProgress | None = None) -> list[Result]:  # fmt: skip
+          split: int = 1, progress: CheckProgress | None = None, max_memory: int = 0) -> list[Result]:  # fmt: skip
     """Search the bounded space under each configuration; one Result per configuration.
 
     `executor` runs the units (in this process if None), about two per worker in flight.
     Results depend on `split` (how many subtrees each configuration is cut into; it changes
     the node and transition counts, never the schedules, verdicts or counterexamples) but
-    not on the executor or `workers`.
+    not on the executor or `workers`. With `max_memory` (bytes) the check stops before this
+    process and its workers together hold more (`OutOfMemory`, with what was found so far).
     """
+    inline = executor is None or isinstance(executor, InlineExecutor)
     executor = executor or InlineExecutor()
+    limit = unit_memory(max_memory, 1 if inline else workers)
     found = [Found() for _ in configs]
     queue: list[Unit] = []
     for i, config in enumerate(configs):
         units, before = units_of(i, config, bound, split)
         found[i].add(before)
-        queue.extend(units)
+        queue.extend(replace(unit, memory_limit=limit) for unit in units)
     total = len(queue)
     queue.reverse()
-    inflight: dict[Future[Found], Unit] = {}
-    done = 0
     left = [0] * len(configs)  # units not yet searched, per configuration
     for unit in queue:
         left[unit.index] += 1
     judged = [tuple(p.name for p in bound.judged_for(config.switches)) for config in configs]
+
+    def partial() -> list[Result]:
+        return [result_of(config, f, names, complete=not n)
+                for config, f, names, n in zip(configs, found, judged, left)]  # fmt: skip
+
+    inflight: dict[Future[Found], Unit] = {}
+    done = 0
     try:
         while queue or inflight:
             while queue and len(inflight) < 2 * max(1, workers):
                 unit = queue.pop()
                 inflight[executor.submit(run_unit, unit)] = unit
-            finished, _ = wait(list(inflight), return_when=FIRST_COMPLETED)
+            finished, _ = wait(list(inflight), timeout=MEMORY_POLL if max_memory else None, return_when=FIRST_COMPLETED)
             for future in finished:
                 unit = inflight.pop(future)
-                found[unit.index].add(future.result())
+                try:
+                    found[unit.index].add(future.result())
+                except MemoryLimit as stop:  # what the unit found before it stopped counts, not exhaustive
+                    found[unit.index].add(stop.found)
+                    raise
                 left[unit.index] -= 1
                 done += 1
             if progress is not None:
                 progress(done, total, sum(f.nodes for f in found))
+            if max_memory and not inline and (held := tree_rss()) > max_memory:
+                raise MemoryLimit(Found(), held)
+    except MemoryLimit as stop:
+        for future in inflight:
+            future.cancel()
+        raise OutOfMemory(partial(), done, total, max(stop.held, tree_rss()), max_memory) from None
     except KeyboardInterrupt:
         for future in inflight:
             future.cancel()
-        partial = [result_of(config, f, names, complete=not n)
-                   for config, f, names, n in zip(configs, found, judged, left)]  # fmt: skip
-        raise Interrupted(partial, done, total) from None
+        raise Interrupted(partial(), done, total) from None
     return [result_of(config, f, names) for config, f, names in zip(configs, found, judged)]
+
+
+# -- how much work a bound is, estimated before the search starts -----------------------------------
+#: the largest bound the estimate runs as its sample (the whole check when it is no larger)
+SAMPLE_FAULTS, SAMPLE_HORIZON = 2, 8
+#: the work grows with the horizon T about as T ** (faults + HORIZON_EXTRA), and each fault
+#: beyond the sample multiplies it by the sample's own last growth per fault times
+#: FAULT_DAMPING ** n for the n-th (the growth per fault falls as faults are added: the budget
+#: spent, runs merge). Both measured on the worked example (docs/check.md, "How much work")
+HORIZON_EXTRA = 0.6
+FAULT_DAMPING = 0.55
+
+
+@dataclass(frozen=True, slots=True)
+class Estimate:
+    """A check's work, estimated from a sample: transitions over all rows, and seconds on the
+    given workers at the sample's speed. `exact` when the sample was the bound itself."""
+
+    transitions: int
+    seconds: float
+    sample: tuple[int, int]
+    exact: bool
+
+
+def estimate(configs: Sequence[Config], bound: CheckBound, workers: int = 1) -> Estimate:
+    """Search the first row at a small bound (at most SAMPLE_FAULTS faults by SAMPLE_HORIZON,
+    and one fault fewer for the growth per fault), time it, and scale it to the bound (see
+    HORIZON_EXTRA and FAULT_DAMPING); every row is taken to cost what the first does. On the
+    bounds docs/check.md lists it is within a factor of 1.5."""
+    k, t = bound.max_faults, bound.horizon
+    ks, ts = min(k, SAMPLE_FAULTS), min(t, SAMPLE_HORIZON)
+    started = time.process_time()
+    sample = _transitions(configs[0], replace(bound, max_faults=ks, horizon=ts))
+    per = (time.process_time() - started) / max(sample, 1)
+    exact = (ks, ts) == (k, t)
+    work = float(sample)
+    if not exact:
+        if k > ks:  # then ks is SAMPLE_FAULTS >= 1: the sample's last growth per fault
+            growth = sample / max(_transitions(configs[0], replace(bound, max_faults=ks - 1, horizon=ts)), 1)
+            for n in range(1, k - ks + 1):
+                work *= max(growth * FAULT_DAMPING**n, 1.0)
+        work *= (t / ts) ** (k + HORIZON_EXTRA)
+    total = min(work * len(configs), 1e30)
+    return Estimate(int(total), total * per / max(1, workers), (ks, ts), exact)
+
+
+def _transitions(config: Config, bound: CheckBound) -> int:
+    space = space_of(config, bound)
+    start = root(space)
+    return Search(space).run({node_key(start): start}, 0).transitions
+
+
+#: how often (seconds) a check with a memory bound looks at its workers' memory
+MEMORY_POLL = 0.25
+
+
+def unit_memory(max_memory: int, processes: int) -> int:
+    """The bound of each searching process: all of `max_memory` when the search runs here,
+    else an equal share of what this process does not hold (0: no bound)."""
+    if not max_memory:
+        return 0
+    if processes <= 1:
+        return max_memory
+    return max(64 << 20, (max_memory - rss()) // processes)
+
+
+class OutOfMemory(Exception):
+    """A check stopped at its memory bound: the results so far (a configuration with work left
+    is not `complete`), the units done and in all, the memory held and the bound."""
+
+    def __init__(self, results: list[Result], done: int, total: int, held: int, bound: int) -> None:
+        super().__init__(f"stopped at the memory bound after {done} of {total} units of work")
+        self.results = results
+        self.done = done
+        self.total = total
+        self.held = held
+        self.bound = bound
 
 
 class Interrupted(KeyboardInterrupt):

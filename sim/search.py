@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from hashlib import blake2b
 from typing import Any
 
-from sim import properties
+from sim import memory, properties
 from sim.engine import canon
 from sim.engine.canon import canonical
 from sim.engine.rules import run_tick
@@ -182,12 +182,26 @@ def root(space: Space) -> Node:
     return Node(state, 0, (), memos, 0, False, 1, (), ())
 
 
+class MemoryLimit(Exception):
+    """A search that stopped at its memory bound: what it found so far (not exhaustive), and
+    the resident memory it held then."""
+
+    def __init__(self, found: Found, held: int) -> None:
+        super().__init__(found, held)
+        self.found = found
+        self.held = held
+
+
 class Search:
     """One search over a space, level by level (see the module docstring)."""
 
-    def __init__(self, space: Space) -> None:
+    def __init__(self, space: Space, memory_limit: int = 0) -> None:
         self.space = space
         self.found = Found()
+        #: the most resident memory this process may hold (0: no bound); past it the search
+        #: stops with `MemoryLimit`, carrying what it found so far
+        self.memory_limit = memory_limit
+        self._next_look = memory.CHECK_EVERY
         # keyed by the enums' values: an Enum's own __hash__ is a Python call, and these
         # lookups run at every consult and every event
         self.by_moment: dict[int, list[type[Fault]]] = {}
@@ -222,8 +236,17 @@ class Search:
             for plan, state, events in self.successors(node, t):
                 found.transitions += 1
                 self.arrive(node, plan, state, events, t, following)
+            if self.memory_limit and found.transitions >= self._next_look:
+                self._look_at_memory()
         canon.trim()
         return following
+
+    def _look_at_memory(self) -> None:
+        """Stop (`MemoryLimit`) if this process holds more than its bound."""
+        self._next_look = self.found.transitions + memory.CHECK_EVERY
+        held = memory.rss()
+        if held > self.memory_limit:
+            raise MemoryLimit(self.found, held)
 
     def straight(self, node: Node, t: int) -> None:
         """A node past the horizon, where no fault can take effect any more, runs straight to
@@ -341,4 +364,4 @@ class Search:
         return self.found
 
 
-__all__ = ["Chooser", "Found", "Node", "Search", "Space", "fingerprint", "keys", "node_key", "root"]
+__all__ = ["Chooser", "Found", "MemoryLimit", "Node", "Search", "Space", "fingerprint", "keys", "node_key", "root"]

@@ -17,13 +17,16 @@ import click
 from sim import check as checker
 from sim.commands.common import (
     ENUMERATED,
+    duration_words,
     emit_json,
     folder_value,
+    gate_long_work,
     note_inert,
     profile_option,
     run_of,
     set_option,
     switch_values,
+    yes_option,
 )
 from sim.commands.trace import scenario_page
 from sim.faults import FAULT_SETS
@@ -34,6 +37,7 @@ from sim.render.page import is_page_of, page_path
 from sim.render.text import column_widths, table_line
 from sim.scenario import parse
 from sim.switches import FAULT_SWITCHES, Checkpoints
+from sim.memory import default_limit, megabytes, parse_size
 from sim.workers import MAX_WORKERS, cpus, pool
 
 DEFAULT_OUT = Path("reports/counterexamples/check")
@@ -46,6 +50,15 @@ def _scheduler_value(ctx: click.Context, param: click.Parameter, value: str | No
 
         parse_address(value)
     return value
+
+
+#: `sim check`'s exit status when it stopped at its memory bound (docs/check.md)
+EXIT_MEMORY = 3
+
+
+def _max_memory_value(ctx: click.Context, param: click.Parameter, value: str | None) -> int:
+    """--max-memory as bytes: the default is half the machine's memory (sim.memory)."""
+    return default_limit() if value is None else parse_size(value)
 
 
 @click.command()
@@ -73,12 +86,18 @@ def _scheduler_value(ctx: click.Context, param: click.Parameter, value: str | No
 @click.option("--scheduler", metavar="ADDRESS|local:N", default=None, callback=_scheduler_value,
               help="Run the units on a Dask cluster: a scheduler's HOST:PORT, or local:N for a local cluster "
               "of N worker processes (needs pip install -e '.[dask]'). Same output as without.")  # fmt: skip
+@click.option("--max-memory", metavar="SIZE", default=None, callback=_max_memory_value,
+              help="Stop before this process and its workers hold more memory than SIZE (500M, 2G; "
+              "default: half the machine's memory): the table so far, rows with work left marked "
+              "not exhaustive, exit 3.")  # fmt: skip
+@yes_option
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), callback=folder_value, default=DEFAULT_OUT,
               show_default=True, help="Where the counterexample scenario files (and check.json) go; "
               "the old set there is replaced as a whole.")  # fmt: skip
 def check(max_faults: int, horizon: int, faults: str, sets: tuple[str, ...], profile: str | None, protections: str,
-          workers: int | None, split: int, scheduler: str | None, as_json: bool, out: Path) -> int:  # fmt: skip
+          workers: int | None, split: int, scheduler: str | None, max_memory: int, yes: bool, as_json: bool,
+          out: Path) -> int:  # fmt: skip
     """Check every invariant on every fault schedule within a bound.
 
     The enumerated faults replace the worked example's fixed ones (attempt #1 silent at t3,
@@ -100,20 +119,17 @@ def check(max_faults: int, horizon: int, faults: str, sets: tuple[str, ...], pro
     target = prepare_folder(out)  # fail on a bad --out before the work
     written = checker.file_names(configs)  # and on a folder, FIFO, device or socket where a file goes
     refuse_special_in(target, lambda name: name in written)
+    guess = checker.estimate(configs, bound, 1 if scheduler else workers)
+    gate_long_work(f"sim check of {bound.max_faults} fault(s) by t{bound.horizon} on {len(configs)} row(s)",
+                   guess.seconds, yes)  # fmt: skip
+    click.echo(f"sim check: estimated {duration_words(guess.seconds)} "
+               + f"(about {guess.transitions:,} transitions"
+               + ("" if guess.exact else f", scaled from a sample of {guess.sample[0]} fault(s) by t{guess.sample[1]}")
+               + f"); memory bound {megabytes(max_memory)}", err=True)  # fmt: skip
     started = time.perf_counter()
-    try:
-        with _progress(enabled=sys.stderr.isatty()) as progress, _executor(workers, scheduler) as (executor, workers):
-            results = checker.check(configs, bound, executor=executor, workers=workers, split=split, progress=progress)
-    except checker.Interrupted as stop:  # Ctrl-C: what was checked so far, no files written
-        seconds = time.perf_counter() - started
-        note = (f"interrupted: not exhaustive: {stop.done:,} of {stop.total:,} units of work searched "
-                f"in {seconds:.1f} s; no files written")  # fmt: skip
-        if as_json:
-            emit_json({**_document(bound, stop.results, {}, notes), "interrupted": note})
-        else:
-            _render(bound, stop.results, None, seconds, workers)
-        click.echo(note, err=True)
-        return 130
+    results = _search(configs, bound, workers, scheduler, split, max_memory)
+    if isinstance(results, _Stopped):
+        return _stopped(results, bound, notes, as_json, time.perf_counter() - started, workers)
     seconds = time.perf_counter() - started
     files: dict[tuple[str, str, str], Path] = {}
     texts: dict[str, str] = {}
@@ -135,6 +151,42 @@ def check(max_faults: int, horizon: int, faults: str, sets: tuple[str, ...], pro
         _render(bound, results, files, seconds, workers)
     all_on_broken = any(r.broken for r in results if r.protections == "all-on")
     return 1 if all_on_broken else 0
+
+
+class _Stopped:
+    """A check that stopped before its end: Ctrl-C (exit 130) or the memory bound (exit 3)."""
+
+    def __init__(self, stop: checker.Interrupted | checker.OutOfMemory) -> None:
+        self.stop = stop
+        self.workers = 1
+
+
+def _search(configs: list[checker.Config], bound: checker.CheckBound, workers: int, scheduler: str | None,
+            split: int, max_memory: int) -> list[checker.Result] | _Stopped:  # fmt: skip
+    """The check's results, or how it stopped early."""
+    try:
+        with _progress(enabled=sys.stderr.isatty()) as progress, _executor(workers, scheduler) as (executor, used):
+            return checker.check(configs, bound, executor=executor, workers=used, split=split, progress=progress,
+                                 max_memory=max_memory)  # fmt: skip
+    except (checker.Interrupted, checker.OutOfMemory) as stop:
+        return _Stopped(stop)
+
+
+def _stopped(stopped: _Stopped, bound: checker.CheckBound, notes: list[str], as_json: bool, seconds: float,
+             workers: int) -> int:  # fmt: skip
+    """The table so far, rows with work left marked "not exhaustive", no files written; exit
+    130 after Ctrl-C, 3 at the memory bound."""
+    stop = stopped.stop
+    why = "interrupted" if isinstance(stop, checker.Interrupted) else (
+        f"stopped at the memory bound: {megabytes(stop.held)} held against --max-memory {megabytes(stop.bound)}")
+    note = (f"{why}: not exhaustive: {stop.done:,} of {stop.total:,} units of work searched "
+            f"in {seconds:.1f} s; no files written")  # fmt: skip
+    if as_json:
+        emit_json({**_document(bound, stop.results, {}, notes), "interrupted" if why == "interrupted" else "stopped": note})
+    else:
+        _render(bound, stop.results, None, seconds, workers)
+    click.echo(note, err=True)
+    return 130 if isinstance(stop, checker.Interrupted) else EXIT_MEMORY
 
 
 @contextmanager

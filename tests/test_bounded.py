@@ -1,0 +1,111 @@
+"""Work that is large is said up front and bounded: `sim check` and `sim explore` estimate
+their work before they start and ask for --yes past an hour; `sim check` stops at its memory
+bound (--max-memory) with the table so far and exit 3, never in the kernel's OOM killer."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from sim import check as checker
+from sim.cli import main
+from sim.memory import SizeError, parse_size, tree_rss
+from sim.switches import Checkpoints
+
+SIM = str(Path(sys.executable).with_name("sim"))
+
+
+def test_a_check_past_an_hour_is_not_started_without_yes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["check", "-k", "6", "-t", "199", "--out", str(tmp_path / "o")])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1, err
+    assert "sim check of 6 fault(s) by t199 on 2 row(s) is estimated to take" in err and "rerun with --yes" in err
+    assert not (tmp_path / "o").exists() or not any((tmp_path / "o").iterdir())
+
+
+def test_the_estimate_is_the_first_line_and_exact_when_the_sample_is_the_bound(capsys: pytest.CaptureFixture[str],
+                                                                              tmp_path: Path) -> None:  # fmt: skip
+    assert main(["check", "-k", "2", "-t", "8", "-p", "all", "--set", "checkpoints=per-step", "-j", "1",
+                 "--json", "--out", str(tmp_path)]) == 0  # fmt: skip
+    out, err = capsys.readouterr()
+    first = err.splitlines()[0]
+    import json
+
+    transitions = json.loads(out)["results"][0]["transitions"]
+    assert first.startswith("sim check: estimated ") and f"(about {transitions:,} transitions)" in first
+
+
+@pytest.mark.parametrize(("faults", "horizon", "protections"), [
+    pytest.param(3, 9, "all-on", marks=pytest.mark.slow), pytest.param(3, 8, "fencing=off", marks=pytest.mark.slow),
+    (1, 30, "key=none"), (2, 11, "pins=off"), (2, 10, "fencing=off"),
+])  # fmt: skip
+def test_the_estimate_is_within_a_factor_of_two_of_the_work(faults: int, horizon: int, protections: str) -> None:
+    """Held-out bounds (not the ones the constants were measured on): the estimated transitions
+    are within a factor of two of the search's own count."""
+    configs = checker.configurations(checker.base_switches({}), protections, [Checkpoints.PER_STEP])
+    bound = checker.CheckBound(max_faults=faults, horizon=horizon)
+    guess = checker.estimate(configs, bound)
+    (result,) = checker.check(configs, bound)
+    assert 0.5 <= guess.transitions / result.transitions <= 2.0, (guess.transitions, result.transitions)
+
+
+@pytest.mark.parametrize("text", ["x", "10M", "-1", "500Q", "1" + "0" * 40 + "G"])
+def test_a_bad_memory_bound_is_refused(text: str) -> None:
+    with pytest.raises(SizeError):
+        parse_size(text)
+
+
+def test_memory_sizes() -> None:
+    assert parse_size("500M") == 500 << 20 and parse_size("1.5G") == 3 << 29 and parse_size("512MiB") == 512 << 20
+
+
+def test_the_check_stops_at_its_memory_bound_with_the_table_so_far(tmp_path: Path, procs: list[subprocess.Popen[bytes]]) -> None:
+    """`sim check -k 6 -t 199 --yes --max-memory 500M`: the table so far (rows not exhaustive),
+    exit 3, nothing written; its processes together never hold more than 10 % over the bound
+    (sampled from /proc while it runs)."""
+    proc = subprocess.Popen([SIM, "check", "-k", "6", "-t", "199", "--yes", "--max-memory", "500M",
+                             "--out", str(tmp_path / "o")], stdout=subprocess.PIPE, stderr=subprocess.PIPE)  # fmt: skip
+    procs.append(proc)  # type: ignore[arg-type]
+    peak = [0]
+    done = threading.Event()
+
+    def sample() -> None:
+        while not done.is_set():
+            peak[0] = max(peak[0], tree_rss(proc.pid))
+            done.wait(0.02)
+
+    sampler = threading.Thread(target=sample)
+    sampler.start()
+    try:
+        out, err = proc.communicate(timeout=900)
+    finally:
+        done.set()
+        sampler.join()
+    assert proc.returncode == 3, err
+    text = out.decode()
+    assert "not exhaustive" in text
+    assert "stopped at the memory bound" in err.decode() and "no files written" in err.decode()
+    assert peak[0] <= 1.1 * (500 << 20), peak[0] / 2**20
+    assert not (tmp_path / "o").exists() or not any(p.suffix == ".toml" for p in (tmp_path / "o").iterdir())
+
+
+def test_each_worker_gets_a_share_of_the_bound() -> None:
+    assert checker.unit_memory(0, 2) == 0
+    assert checker.unit_memory(1 << 30, 1) == 1 << 30
+    share = checker.unit_memory(1 << 30, 2)
+    assert share < 1 << 29 and share >= 64 << 20
+
+
+def test_an_explicit_bound_stops_an_inline_search(tmp_path: Path) -> None:
+    """In this process (one worker): the search itself looks at its memory and stops."""
+    configs = checker.configurations(checker.base_switches({}), "all", [Checkpoints.PER_STEP])
+    bound = checker.CheckBound(max_faults=3, horizon=12)
+    limit = tree_rss(os.getpid()) + (4 << 20)
+    with pytest.raises(checker.OutOfMemory) as stop:
+        checker.check(configs, bound, max_memory=max(limit, 64 << 20))
+    assert stop.value.results[0].complete is False and stop.value.done == 0
