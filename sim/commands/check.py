@@ -24,6 +24,7 @@ from sim.properties import verdict
 from sim.render.page import is_page_of, page_path
 from sim.render.text import column_widths, table_line
 from sim.scenario import parse
+from sim.search import MERGES
 from sim.switches import FAULT_SWITCHES, Checkpoints
 from sim.workers import MAX_WORKERS, cpus, pool
 
@@ -55,12 +56,17 @@ DEFAULT_OUT = Path("reports/counterexamples/check")
 @click.option("--scheduler", metavar="ADDRESS|local:N", default=None,
               help="Run the units on a Dask cluster: a scheduler's HOST:PORT, or local:N for a local cluster "
               "of N worker processes (needs pip install -e '.[dask]'). Same output as without.")  # fmt: skip
+@click.option("--merge", type=click.Choice(MERGES), default="canonical", show_default=True,
+              help="How the search merges runs that meet: by their canonical state, or none: only runs whose "
+              "full states are equal (trusts no canonical form; same schedules, verdicts and counterexamples, "
+              "more nodes). Reruns a doubtful verdict.")  # fmt: skip
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), callback=folder_value, default=DEFAULT_OUT,
               show_default=True, help="Where the counterexample scenario files (and check.json) go; "
               "the old set there is replaced as a whole.")  # fmt: skip
 def check(max_faults: int, horizon: int, faults: str, sets: tuple[str, ...], profile: str | None, protections: str,
-          workers: int | None, split: int, scheduler: str | None, as_json: bool, out: Path) -> int:  # fmt: skip
+          workers: int | None, split: int, scheduler: str | None, merge: str, as_json: bool,
+          out: Path) -> int:  # fmt: skip
     """Check every invariant on every fault schedule within a bound.
 
     The enumerated faults replace the worked example's fixed ones (attempt #1 silent at t3,
@@ -82,7 +88,8 @@ def check(max_faults: int, horizon: int, faults: str, sets: tuple[str, ...], pro
     started = time.perf_counter()
     try:
         with _progress(enabled=sys.stderr.isatty()) as progress, _executor(workers, scheduler) as (executor, workers):
-            results = checker.check(configs, bound, executor=executor, workers=workers, split=split, progress=progress)
+            results = checker.check(configs, bound, executor=executor, workers=workers, split=split, progress=progress,
+                                    merge=merge)  # fmt: skip
     except checker.Interrupted as stop:  # Ctrl-C: what was checked so far, no files written
         seconds = time.perf_counter() - started
         note = (f"interrupted: not exhaustive: {stop.done:,} of {stop.total:,} units of work searched "

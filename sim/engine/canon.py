@@ -199,12 +199,14 @@ def attempt_form(a: AttemptState, t: int, limit: int, versions: tuple[tuple[int,
         silent = True
     accepted = None if a.verdict is None else a.verdict[0]
     status = a.status._value_  # a plain string: cheaper to hash than the Enum
-    if a.next_tick is None:
-        return (status, a.crashed, silent, a.candidate, a.inherited is not None, accepted, a.ended is not None)
-    held = None if a.held is None else (a.held[0], None if a.held[1] is None else a.held[1][1:])
     unheard = a.unheard
     if unheard is not None:  # (how long unheard, capped; ticks until heard again), or gone
         unheard = (min(t - unheard[0], limit), unheard[1] - t) if unheard[1] > t else None
+    if a.next_tick is None:
+        if a.status is not Status.RUNNING:  # it can no longer be suspected
+            unheard = None
+        return (status, a.crashed, silent, a.candidate, a.inherited is not None, accepted, a.ended is not None, unheard)
+    held = None if a.held is None else (a.held[0], None if a.held[1] is None else a.held[1][1:])
     return (
         a.token, None if a.pin is None else versions[a.pin], a.inherited, status, a.next_tick - t,
         a.crashed, silent, tuple(None if p is None else p[1:] for p in a.results), a.unwritten,
