@@ -284,7 +284,7 @@ def test_the_search_merged_and_unmerged_and_the_enumerator_agree(setting: Settin
 @settings(max_examples=2000, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(drawn(max_faults=3, horizon=8, kinds_at_most=2))
 def test_the_three_agree_on_2000_settings_up_to_three_faults_horizon_8(setting: Setting) -> None:
-    judge(setting, cap=8000)
+    judge(setting, cap=4000)
 
 
 def test_a_disagreement_names_the_setting_and_the_schedules(monkeypatch: pytest.MonkeyPatch) -> None:
