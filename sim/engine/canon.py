@@ -149,7 +149,7 @@ def readable(journal: tuple[tuple[Any, JournalRecord], ...], s: State, now: Now)
             pinned.append(s.versions[a.pin])
     out: list[tuple[Any, ...]] = []
     for key, r in journal:
-        i, c = key[0], key[1]  # type: ignore[index]
+        i, c = key[0], key[1]
         for pin in pinned:
             if pin[i] == c:
                 out.append((key, *JOURNAL_FORM(r, now)))
@@ -190,7 +190,7 @@ def field_form(cls: type, i: int, keep: Keep, names: dict[str, Any]) -> str | No
             return f"inside({v}, now)"
         # a part of the state, shared by the states a step did not change it in: remembered
         # by its identity (and the stamp, when a record in it reads the tick)
-        kinds = records_in(get_type_hints(cls, include_extras=True)[cls._fields[i]])  # type: ignore[attr-defined]
+        kinds = records_in(get_type_hints(cls, include_extras=True)[cls._fields[i]])
         return f"nested({v}, now, {'now.stamp' if any(timed(k) for k in kinds) else 'None'})"
     if isinstance(keep, AsContent):
         return f"(None if {v} is None else now.versions[{v}])"
