@@ -36,7 +36,7 @@ with no merging and the schedule enumerator; `tests/test_search.py` runs merged 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, get_type_hints
+from typing import Any, get_args, get_origin, get_type_hints
 
 from sim.engine.keep import AsContent, Before, Dropped, Form, IsSet, Keep, Kept, Nested, Relative, While
 from sim.engine.records import Acceptance, Candidate, Feed, JournalRecord, Part, has_called
@@ -177,21 +177,24 @@ def declarations(cls: type) -> dict[str, Keep]:
     return out
 
 
-def field_form(cls: type, i: int, keep: Keep, names: dict[str, Any]) -> str | None:
+def field_form(cls: type, i: int, keep: Keep, names: dict[str, Any], builders: list[str]) -> str | None:
     """The expression giving field i's form of record `r` from its declaration (None:
-    dropped); the functions it calls go into `names`."""
+    dropped); the functions it calls go into `names`, helper functions into `builders`."""
     if isinstance(keep, Dropped):
         return None
     v = f"r[{i}]"
     if isinstance(keep, Kept):
         return v
     if isinstance(keep, Nested):
-        if cls is not State:
-            return f"inside({v}, now)"
+        tp = get_args(get_type_hints(cls, include_extras=True)[cls._fields[i]])[0]  # type: ignore[attr-defined]
+        kinds = records_in(tp)
+        if cls is not State or AttemptState in kinds:
+            return typed(tp, v)
         # a part of the state, shared by the states a step did not change it in: remembered
         # by its identity (and the stamp, when a record in it reads the tick)
-        kinds = records_in(get_type_hints(cls, include_extras=True)[cls._fields[i]])
-        return f"nested({v}, now, {'now.stamp' if any(timed(k) for k in kinds) else 'None'})"
+        build = f"build_{cls.__name__}_{i}"
+        builders.append(f"def {build}(v, now):\n    return {typed(tp, 'v')}\n")
+        return f"shared({v}, now, {'now.stamp' if any(timed(k) for k in kinds) else 'None'}, {build})"
     if isinstance(keep, AsContent):
         return f"(None if {v} is None else now.versions[{v}])"
     if isinstance(keep, Relative):
@@ -207,11 +210,39 @@ def field_form(cls: type, i: int, keep: Keep, names: dict[str, Any]) -> str | No
     if isinstance(keep, While):
         # the condition is a function of fields the form keeps, so the dropped branch's None
         # cannot make two records with different conditions equal
-        names[f"when_{i}"] = keep.when
-        then = field_form(cls, i, keep.then, names) or "None"
-        otherwise = field_form(cls, i, keep.otherwise, names) or "None"
-        return f"({then} if when_{i}(r) else {otherwise})"
+        # each condition is evaluated once per record, into a local named after it
+        when = f"when_{keep.when.__name__}"
+        names[when] = keep.when
+        then = field_form(cls, i, keep.then, names, builders) or "None"
+        otherwise = field_form(cls, i, keep.otherwise, names, builders) or "None"
+        return f"({then} if {when}_ else {otherwise})"
     raise TypeError(f"{cls.__name__}.{cls._fields[i]}: no form for {keep!r}")  # type: ignore[attr-defined]
+
+
+def typed(tp: Any, v: str, depth: int = 0) -> str:
+    """The expression for a value `v` of type `tp` with each declared record in it by its
+    form (an attempt's remembered by its identity)."""
+    if not records_in(tp):
+        return v
+    if tp is AttemptState:
+        return f"attempt({v}, now)"
+    if isinstance(tp, type):
+        return f"form_{tp.__name__}({v}, now)"
+    args = get_args(tp)
+    if get_origin(tp) is tuple and len(args) == 2 and args[1] is Ellipsis:
+        x = f"x{depth}"
+        return f"tuple([{typed(args[0], x, depth + 1)} for {x} in {v}])"
+    if get_origin(tp) is tuple:
+        return "(" + "".join(f"{typed(a, f'{v}[{k}]', depth + 1)}, " for k, a in enumerate(args)) + ")"
+    others = [a for a in args if a is not type(None)]
+    if len(others) == 1:  # Optional
+        return f"(None if {v} is None else {typed(others[0], v, depth)})"
+    return f"inside({v}, now)"
+
+
+#: the namespace the compiled forms run in: the named forms, the helpers, and each record
+#: type's form as `form_<Type>` (looked up when called, so the order they compile in is free)
+NAMESPACE: dict[str, Any] = {}
 
 
 def plan(cls: type) -> Callable[[Any, Now], tuple[Any, ...]]:
@@ -219,45 +250,66 @@ def plan(cls: type) -> Callable[[Any, Now], tuple[Any, ...]]:
     builds the tuple of the forms of the fields not dropped, in field order (compiled rather
     than looped over, so that the form costs what a hand-written one would)."""
     keeps = declarations(cls)
-    names: dict[str, Any] = {**FORMS, "nested": nested, "inside": inside}
-    exprs = [field_form(cls, i, keeps[name], names) for i, name in enumerate(cls._fields)]  # type: ignore[attr-defined]
-    source = "def form(r, now):\n    return (" + "".join(f"{e}, " for e in exprs if e is not None) + ")\n"
-    exec(compile(source, f"<canonical form of {cls.__name__}>", "exec"), names)  # noqa: S102 (our own source)
-    return names["form"]  # type: ignore[no-any-return]
+    names: dict[str, Any] = {}
+    builders: list[str] = []
+    exprs: list[str] = []
+    groups: dict[str, list[str]] = {}  # the fields dropped under one condition, kept together
+    for i, name in enumerate(cls._fields):  # type: ignore[attr-defined]
+        keep = keeps[name]
+        if isinstance(keep, While) and isinstance(keep.otherwise, Dropped):
+            when = f"when_{keep.when.__name__}"
+            names[when] = keep.when
+            if when not in groups:
+                groups[when] = []
+                exprs.append(f"(({{{when}}}) if {when}_ else None)")
+            groups[when].append(field_form(cls, i, keep.then, names, builders) or "None")
+            continue
+        exprs.append(field_form(cls, i, keep, names, builders) or "")
+    exprs = [e.format(**{w: "".join(f"{g}, " for g in group) for w, group in groups.items()}) if "{" in e else e
+             for e in exprs]  # fmt: skip
+    conditions = "".join(f"    {name}_ = {name}(r)\n" for name in names)
+    source = "".join(builders) + "def form(r, now):\n" + conditions + "    return (" + "".join(
+        f"{e}, " for e in exprs if e) + ")\n"  # fmt: skip
+    NAMESPACE.update(names)
+    exec(compile(source, f"<canonical form of {cls.__name__}>", "exec"), NAMESPACE)  # noqa: S102 (our own source)
+    form: Callable[[Any, Now], tuple[Any, ...]] = NAMESPACE.pop("form")
+    NAMESPACE[f"form_{cls.__name__}"] = form
+    return form
+
+
+def attempt(a: AttemptState, now: Now) -> tuple[Any, ...]:
+    """An attempt's form, remembered by its identity, the versions and the stamp."""
+    hit = _memo.get(id(a))
+    if hit is not None and hit[0] is a and hit[1] is now.versions and hit[2] == now.stamp:
+        return hit[3]  # type: ignore[no-any-return]
+    value = ATTEMPT_FORM(a, now)
+    _memo[id(a)] = (a, now.versions, now.stamp, value)
+    return value
 
 
 def record(r: Any, now: Now) -> tuple[Any, ...]:
-    """A declared record's form (an attempt's remembered by its identity and the stamp)."""
-    if type(r) is AttemptState:
-        hit = _memo.get(id(r))
-        if hit is not None and hit[0] is r and hit[1] is now.versions and hit[2] == now.stamp:
-            return hit[3]  # type: ignore[no-any-return]
-        value = ATTEMPT_FORM(r, now)
-        _memo[id(r)] = (r, now.versions, now.stamp, value)
-        return value
-    return PLANS[type(r)](r, now)
+    """A declared record's form."""
+    return attempt(r, now) if type(r) is AttemptState else PLANS[type(r)](r, now)
 
 
-def nested(value: Any, now: Now, stamp: int | None) -> Any:
-    """A part of the state with each declared record in it by its form, remembered by its
-    identity, the versions and `stamp` (None: no record in it reads the tick)."""
+def shared(value: Any, now: Now, stamp: int | None, build: Callable[[Any, Now], Any]) -> Any:
+    """`build(value, now)` for a part of the state, remembered by its identity, the versions
+    and `stamp` (None: no record in it reads the tick)."""
     hit = _memo.get(id(value))
     if hit is not None and hit[0] is value and hit[1] is now.versions and hit[2] == stamp:
         return hit[3]
-    form = inside(value, now)
+    form = build(value, now)
     _memo[id(value)] = (value, now.versions, stamp, form)
     return form
 
 
 def inside(value: Any, now: Now) -> Any:
-    """A value with each declared record in it by its form."""
+    """A value with each declared record in it by its form (where the type does not say)."""
     kind = type(value)
     if kind is tuple:
-        if value and type(value[0]) is AttemptState:  # the attempts, each remembered
-            return tuple([record(a, now) for a in value])
         return tuple([inside(v, now) for v in value])
     form = PLANS.get(kind)
-    return value if form is None else form(value, now)
+    return value if form is None else record(value, now)
 
 
 #: the forms that read the tick (or the silence cap, which the stamp names too)
@@ -285,6 +337,7 @@ def timed(cls: type, seen: frozenset[type] = frozenset()) -> bool:
     return False
 
 
+NAMESPACE.update(FORMS, attempt=attempt, shared=shared, inside=inside)
 #: each declared record type's form
 PLANS: dict[type, Callable[[Any, Now], tuple[Any, ...]]] = {
     cls: plan(cls) for cls in (State, AttemptState, Candidate, Acceptance, Part, JournalRecord, Feed)
