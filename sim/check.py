@@ -35,7 +35,7 @@ from sim.limits import MAX_CHECK_FAULTS
 from sim.run import counterexample
 from sim.schedule import Schedule
 from sim.memory import rss, tree_rss
-from sim.search import Found, MemoryLimit, Node, Search, Space, fingerprint, node_key, root
+from sim.search import MERGES, Found, MemoryLimit, Node, Search, Space, fingerprint, node_key, root
 from sim.switches import (
     PROTECTIONS,
     WEAKENINGS,
@@ -231,26 +231,28 @@ class Unit:
 def run_unit(unit: Unit) -> Found:
     """Search the unit's nodes to the end (in a worker process, or here); `MemoryLimit` if
     the process passes the unit's memory bound."""
-    frontier = {node_key(node): node for node in unit.nodes}
+    frontier = {node_key(node, unit.space.merge): node for node in unit.nodes}
     return Search(unit.space, unit.memory_limit).run(frontier, unit.tick)
 
 
-def space_of(config: Config, bound: CheckBound) -> Space:
+def space_of(config: Config, bound: CheckBound, merge: str = "canonical") -> Space:
     return Space(config.switches, bound.max_faults, bound.horizon, SETTING,
-                 tuple(p.name for p in bound.judged_for(config.switches)), tuple(kind.key for kind in bound.kinds))
+                 tuple(p.name for p in bound.judged_for(config.switches)), tuple(kind.key for kind in bound.kinds),
+                 merge)  # fmt: skip
 
 
-def units_of(index: int, config: Config, bound: CheckBound, split: int) -> tuple[list[Unit], Found]:
+def units_of(index: int, config: Config, bound: CheckBound, split: int,
+             merge: str = "canonical") -> tuple[list[Unit], Found]:  # fmt: skip
     """The configuration's units, and what was found on the way to the level they start at.
 
     With `split` 1 the one unit is the root. Otherwise the levels are searched here until
     one has at least `split` nodes; its nodes go to `split` units by fingerprint."""
-    space = space_of(config, bound)
+    space = space_of(config, bound, merge)
     start = root(space)
     if split <= 1:
         return [Unit(index, space, 0, (start,))], Found()
     search = Search(space)
-    frontier = {node_key(start): start}
+    frontier = {node_key(start, merge): start}
     t = 0
     while frontier and len(frontier) < split:
         frontier = search.level(frontier, t)
@@ -266,7 +268,8 @@ CheckProgress = Callable[[int, int, int], None]
 
 
 def check(configs: Sequence[Config], bound: CheckBound, executor: Executor | None = None, workers: int = 1,
-          split: int = 1, progress: CheckProgress | None = None, max_memory: int = 0) -> list[Result]:  # fmt: skip
+          split: int = 1, progress: CheckProgress | None = None, max_memory: int = 0,
+          merge: str = "canonical") -> list[Result]:  # fmt: skip
     """Search the bounded space under each configuration; one Result per configuration.
 
     `executor` runs the units (in this process if None), about two per worker in flight.
@@ -274,14 +277,18 @@ def check(configs: Sequence[Config], bound: CheckBound, executor: Executor | Non
     the node and transition counts, never the schedules, verdicts or counterexamples) but
     not on the executor or `workers`. With `max_memory` (bytes) the check stops before this
     process and its workers together hold more (`OutOfMemory`, with what was found so far).
+    `merge` "none" merges only equal full states (`sim.search.MERGES`): the same schedules,
+    counts and counterexamples, trusting no canonical form, with more nodes.
     """
+    if merge not in MERGES:
+        raise BoundError(f"--merge: {merge!r} is not a merge mode; allowed: {', '.join(MERGES)}")
     inline = executor is None or isinstance(executor, InlineExecutor)
     executor = executor or InlineExecutor()
     limit = unit_memory(max_memory, 1 if inline else workers)
     found = [Found() for _ in configs]
     queue: list[Unit] = []
     for i, config in enumerate(configs):
-        units, before = units_of(i, config, bound, split)
+        units, before = units_of(i, config, bound, split, merge)
         found[i].add(before)
         queue.extend(replace(unit, memory_limit=limit) for unit in units)
     total = len(queue)

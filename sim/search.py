@@ -29,6 +29,12 @@ schedule of its own: "no change" from there is the schedule already counted).
 
 A node whose budget is spent has one transition per tick and is still merged by level; a
 node past the horizon runs straight to its end without merging (`Search.straight`).
+
+Merging trusts the canonical form (`sim.engine.canon`). `Space.merge` "none" turns it off:
+nodes merge only when their full states are equal (every field, history included), which
+needs no argument at all (the engine is a function of the state and the faults to come), so
+`sim check --merge none` reruns a doubtful verdict without trusting the canonical form, at
+the cost of a larger search; `tests/test_differential.py` compares the two.
 """
 
 from __future__ import annotations
@@ -55,6 +61,9 @@ Keys = tuple[tuple[Any, ...], ...]
 Example = tuple[tuple[int, int, Keys], tuple[Fault, ...]]
 #: a choice of faults within one tick: (consult index, fault) pairs, by index
 Plan = tuple[tuple[int, Fault], ...]
+#: how nodes of a level merge (`Space.merge`): by their canonical form, or only when their
+#: full states are equal (no argument trusted: `sim check --merge none`)
+MERGES = ("canonical", "none")
 
 
 class NoFaults:
@@ -122,6 +131,8 @@ class Space:
     judged: tuple[str, ...]
     #: the fault kinds that may be chosen, by key (in registry order)
     kinds: tuple[str, ...]
+    #: how nodes merge (`MERGES`): "canonical" (the default) or "none" (full states only)
+    merge: str = "canonical"
 
     @property
     def properties(self) -> tuple[Property, ...]:
@@ -162,10 +173,12 @@ class Found:
 NodeKey = tuple[Any, ...]
 
 
-def node_key(node: Node) -> NodeKey:
-    """What makes a node the node it is (the level's tick aside): the canonical state and the
-    search's own parts. Levels are dicts keyed by it, so merging is exact."""
-    return (canonical(node.state), node.used, node.pending, node.memos, node.broken, node.idle)
+def node_key(node: Node, merge: str = "canonical") -> NodeKey:
+    """What makes a node the node it is (the level's tick aside): the canonical state (with
+    `merge` "none", the full state) and the search's own parts. Levels are dicts keyed by it,
+    so merging is exact."""
+    state = canonical(node.state) if merge == "canonical" else node.state
+    return (state, node.used, node.pending, node.memos, node.broken, node.idle)
 
 
 def fingerprint(key: NodeKey) -> int:
@@ -314,7 +327,7 @@ class Search:
 
     def merge(self, following: dict[NodeKey, Node], arrived: Node) -> None:
         """Add a node to the next level, merging it with an equal one already there."""
-        key = node_key(arrived)
+        key = node_key(arrived, self.space.merge)
         known = following.get(key)
         if known is None:
             following[key] = arrived

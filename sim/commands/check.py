@@ -36,6 +36,7 @@ from sim.properties import verdict
 from sim.render.page import is_page_of, page_path
 from sim.render.text import column_widths, table_line
 from sim.scenario import parse
+from sim.search import MERGES
 from sim.switches import FAULT_SWITCHES, Checkpoints
 from sim.memory import default_limit, megabytes, parse_size
 from sim.workers import MAX_WORKERS, cpus, pool
@@ -86,6 +87,10 @@ def _max_memory_value(ctx: click.Context, param: click.Parameter, value: str | N
 @click.option("--scheduler", metavar="ADDRESS|local:N", default=None, callback=_scheduler_value,
               help="Run the units on a Dask cluster: a scheduler's HOST:PORT, or local:N for a local cluster "
               "of N worker processes (needs pip install -e '.[dask]'). Same output as without.")  # fmt: skip
+@click.option("--merge", type=click.Choice(MERGES), default="canonical", show_default=True,
+              help="How the search merges runs that meet: by their canonical state, or none: only runs whose "
+              "full states are equal (trusts no canonical form; same schedules, verdicts and counterexamples, "
+              "more nodes). Reruns a doubtful verdict.")  # fmt: skip
 @click.option("--max-memory", metavar="SIZE", default=None, callback=_max_memory_value,
               help="Stop before this process and its workers hold more memory than SIZE (500M, 2G; "
               "default: half the machine's memory): the table so far, rows with work left marked "
@@ -96,7 +101,8 @@ def _max_memory_value(ctx: click.Context, param: click.Parameter, value: str | N
               show_default=True, help="Where the counterexample scenario files (and check.json) go; "
               "the old set there is replaced as a whole.")  # fmt: skip
 def check(max_faults: int, horizon: int, faults: str, sets: tuple[str, ...], profile: str | None, protections: str,
-          workers: int | None, split: int, scheduler: str | None, max_memory: int, yes: bool, as_json: bool,
+          workers: int | None, split: int, scheduler: str | None, merge: str, max_memory: int, yes: bool,
+          as_json: bool,
           out: Path) -> int:  # fmt: skip
     """Check every invariant on every fault schedule within a bound.
 
@@ -127,7 +133,7 @@ def check(max_faults: int, horizon: int, faults: str, sets: tuple[str, ...], pro
                + ("" if guess.exact else f", scaled from a sample of {guess.sample[0]} fault(s) by t{guess.sample[1]}")
                + f"); memory bound {megabytes(max_memory)}", err=True)  # fmt: skip
     started = time.perf_counter()
-    results = _search(configs, bound, workers, scheduler, split, max_memory)
+    results = _search(configs, bound, workers, scheduler, split, max_memory, merge)
     if isinstance(results, _Stopped):
         return _stopped(results, bound, notes, as_json, time.perf_counter() - started, workers)
     seconds = time.perf_counter() - started
@@ -162,12 +168,12 @@ class _Stopped:
 
 
 def _search(configs: list[checker.Config], bound: checker.CheckBound, workers: int, scheduler: str | None,
-            split: int, max_memory: int) -> list[checker.Result] | _Stopped:  # fmt: skip
+            split: int, max_memory: int, merge: str) -> list[checker.Result] | _Stopped:  # fmt: skip
     """The check's results, or how it stopped early."""
     try:
         with _progress(enabled=sys.stderr.isatty()) as progress, _executor(workers, scheduler) as (executor, used):
             return checker.check(configs, bound, executor=executor, workers=used, split=split, progress=progress,
-                                 max_memory=max_memory)  # fmt: skip
+                                 max_memory=max_memory, merge=merge)  # fmt: skip
     except (checker.Interrupted, checker.OutOfMemory) as stop:
         return _Stopped(stop)
 

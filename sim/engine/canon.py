@@ -4,76 +4,54 @@ nothing that only names its history (docs/check.md, "The canonical state").
 `canonical(state)` is taken at the start of a tick (`state.tick`, before its input phase:
 every actor has acted in every tick before it). Two states with equal canonical forms, given
 the same faults from then on, produce the same events up to renaming of history-only names
-(result ids, writers, ticks of past actions); `tests/test_search.py` checks it. What is
-dropped, and why it cannot matter:
+(result ids, writers, ticks of past actions).
 
-- the setup, `finished`, `last_tick`, `horizon_reached`, `tick`: the same in every node of
-  one search level, or the end of the run;
-- result ids (`s2@3`) in parts, journal records and held work, and a journal record's
-  writer: they are only ever logged, never compared (restores match by key, acceptance by
-  content);
-- a candidate's tick: a candidate not yet assessed was written in an earlier tick, and is
-  assessed in this one; an acceptance's tick: never read;
-- `last_change` and `last_acceptance`: only whether each is set and their order matter
-  (`rules.satisfied`); every later change or acceptance is later than both;
-- an attempt's verdict tick and end tick: both lie before this tick, which is all the rules
-  ask of them (`verdict[1] >= t`, `ended < t`);
-- a silent attempt's silence tick: while it is running, how long ago (at most the heartbeat
-  limit, when it is suspected); after that only whether it is silent; for a crashed one, how
-  long ago its last heartbeat heard was (the start of a heartbeat delay that covered its
-  silence, beyond the article's model);
-- a heartbeat delay's window (beyond the article's model): how long ago it began (capped)
-  and how long it still runs, while it covers a tick to come or a live attempt's silence;
-  dropped for an attempt whose program has ended (a crashed one's count is kept above; a
-  stuck one, `replay=strict`, is never suspected);
-- an attempt whose program has ended keeps only what the controller still reads of it: its
-  status, whether it crashed and is silent, its candidate, whether it inherited one, and
-  whether its candidate was accepted.
+The form is derived, not written field by field: every field of `State`, `AttemptState` and
+the records they hold declares beside its definition what the form keeps of it and why
+(`sim.engine.keep`: kept, dropped as history, the same in every node of a level, a version
+as its content, a tick relative to now, only whether it is set, a named form, or kept only
+while a stated condition holds). This module applies the declarations: `PLANS` holds, for
+each record type, one function per field that is not dropped, built once from the
+declarations; a record's form is the tuple of their values, in field order. The irregular
+forms (`FORMS`) are the ones a declaration names, each with its reason at the field:
 
-- version numbers: a version is named by its content instead (contents only grow, so each
-  version has its own); versions no pin refers to any more are dropped;
-- journal records no restore can match any more (`readable`);
-- the tick the feed remembered a key: with the article's feed (retention forever) it is
-  never read; with a finite retention N (docs/outside.md, case 3) only its age counts, and
-  an age of N or more is as good as N (the key is forgotten from then on);
-- beyond the article's model, a controller outage (`sim.faults.restart`): while it is down,
-  the restart tick relative to now; its latest outage (crash and restart ticks relative to
-  now) only until the heartbeat limit has passed since the restart: by then every running
-  attempt whose last heartbeat came before the restart has been suspected, so the outage
-  no longer changes what the controller counts from (`rules.heard`). While the outage
-  still counts, a running attempt's silence is kept uncapped (the controller was not there
-  to suspect it at the limit, and the restarted one counts from its own tick).
-- beyond it, with `retries` set: a silence is kept uncapped too, since a paused worker runs
-  one re-delivery per step timeout passed, however long it was silent.
+- `silence`: a running silent attempt's silence, how long ago, capped at the heartbeat
+  limit (uncapped while a controller outage counts, and with `retries`); otherwise only
+  whether it is silent;
+- `window`: an open unheard window as (how long unheard, capped the same way; ticks until
+  heard again), a closed one as none;
+- `results`: an attempt's parts without their result ids, and with zombie=from-memory
+  whether it has called the model (result ids are dropped, so this is kept apart);
+- `accepted`: a verdict as whether it accepted;
+- `remembered`: the feed's remembered keys without their tick (retention forever) or with
+  their age capped at the retention;
+- `readable`: the journal's records a restore can still match (`readable`);
+- `outage`: a controller's latest outage, relative to now while it still counts.
 
-Beyond the article's model (docs/outside.md, cases 5, 6 and 8) it also keeps the code
-version in force and each live attempt's, the sections whose bytes changed under their hash,
-and each part's and journal record's `Truth` (what it really read and ran under); in the
-article's model these are the same in every state.
-
-Kept: the current content, the epoch and tokens, the journal's readable keys and contents
-(sorted), candidates (digest, producer, token, contents, pinned content), acceptances
-(digest, accepted content), effect records,
-the feed, the post and send counters (the faults name the nth post or send), the
-controller's owner, assessed count and newsletter, and each live attempt's program state
-with its next tick relative to now.
+`tests/test_canon.py` fails for a field with no declaration and checks each condition a
+field is dropped under; `tests/test_differential.py` measures soundness against the search
+with no merging and the schedule enumerator; `tests/test_search.py` runs merged states on.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, get_args, get_origin, get_type_hints
 
-from sim.engine.records import Acceptance, Candidate, Feed, has_called
+from sim.engine.keep import AsContent, Before, Dropped, Form, IsSet, Keep, Kept, Nested, Relative, While
+from sim.engine.records import Acceptance, Candidate, Feed, JournalRecord, Part, has_called
 from sim.engine.state import AttemptState, State, Status
 
 Canonical = tuple[Any, ...]
 
-
 #: canonical forms of shared parts of states, by the identity of the part (states share the
 #: parts a step did not change, so most lookups hit). Each entry keeps its part alive, so
 #: an id is never reused while its entry stands; `trim` empties it when it grows large.
-_memo: dict[int, tuple[object, Any, Any]] = {}
+_memo: dict[int, tuple[object, Any, Any, Any]] = {}
 MEMO_LIMIT = 1 << 17
+
+#: a silence longer than any run (the cap while a controller outage counts, or with retries)
+UNCAPPED = 1 << 30
 
 
 def trim() -> None:
@@ -83,146 +61,300 @@ def trim() -> None:
         _memo.clear()
 
 
+class Now:
+    """What the forms read besides the record: the tick, the state's versions (to name a
+    version by its content), the silence cap, the setup, the outage's form, and the stamp
+    the memo tells forms of different ticks (and caps) apart by."""
+
+    __slots__ = ("limit", "outage", "setup", "stamp", "t", "versions")
+
+    def __init__(self, state: State) -> None:
+        t = state.tick
+        self.t = t
+        self.versions = state.versions
+        self.setup = setup = state.setup
+        limit = setup.heartbeat_limit
+        stamp = t
+        outage = state.outage
+        if outage is not None:
+            if t <= outage[1] + limit:
+                outage = (outage[0] - t, outage[1] - t)
+                limit, stamp = UNCAPPED, ~t  # the memo tells the two forms apart by the stamp
+            else:
+                outage = None
+        if setup.retries:  # how long a paused worker has been silent sets its retries
+            limit, stamp = UNCAPPED, ~t
+        self.outage = outage
+        self.limit = limit
+        self.stamp = stamp
+
+
 def canonical(state: State) -> Canonical:
     """The canonical form of a state at the start of its tick (see the module docstring)."""
-    t = state.tick
-    s = state
-    lc, la = s.last_change, s.last_acceptance
-    order = None if lc is None or la is None else lc <= la
-    limit = s.setup.heartbeat_limit
-    stamp = t
-    outage = s.outage
-    if outage is not None:
-        if t <= outage[1] + limit:
-            outage = (outage[0] - t, outage[1] - t)
-            limit, stamp = UNCAPPED, ~t  # `attempt`'s memo tells the two forms apart by the stamp
-        else:
-            outage = None
-    if s.setup.retries:  # beyond it: how long a paused worker has been silent sets its retries
-        limit, stamp = UNCAPPED, ~t
-    return (
-        s.content, s.epoch, lc is None, la is None, order, readable(s),
-        shared(s.candidates, s.versions, candidates), shared(s.acceptances, s.versions, acceptances),
-        s.effects, feed(s.feed, t, s.setup.retention), s.posts, s.sends,
-        tuple(attempt(a, t, stamp, limit, s.versions) for a in s.attempts),
-        s.owner, s.assessed, s.newsletter, None if s.down is None else s.down - t, outage, s.code, s.mutated,
-        # zombie=from-memory: whether each attempt has called the model decides whether it
-        # still restores, and result ids are dropped above
-        () if s.setup.rereads else tuple(has_called(a.n, a.results) for a in s.attempts),
-    )  # fmt: skip
+    now = Now(state)
+    return STATE_FORM(state, now)
 
 
-#: a silence longer than any run (`attempt_form`'s cap while a controller outage counts)
-UNCAPPED = 1 << 30
+# -- the irregular forms, named by the declarations -------------------------------------------------
+def silence(since: int | None, a: AttemptState, now: Now) -> int | bool:
+    if since is None:
+        return False
+    if a.status is Status.RUNNING:
+        # a crashed attempt: only when it is suspected matters, counted from its last
+        # heartbeat heard (a delay's start if one covered its last heartbeat: `last_heard`)
+        last = since if a.next_tick is not None else a.last_heard(now.t)
+        assert last is not None
+        return min(now.t - last, now.limit)
+    return True
 
 
-def shared(part: Any, versions: tuple[tuple[int, ...], ...], form: Any) -> Any:
-    """`form(part, versions)`, remembered by the part's identity (and its versions')."""
-    hit = _memo.get(id(part))
-    if hit is not None and hit[0] is part and hit[1] is versions:
-        return hit[2]
-    value = form(part, versions)
-    _memo[id(part)] = (part, versions, value)
-    return value
+def window(unheard: tuple[int, int] | None, a: AttemptState, now: Now) -> tuple[int, int] | None:
+    """(how long unheard, capped; ticks until heard again, 0 once past), kept while it covers
+    a tick to come, or the last heartbeat of a silence (the count runs from its start then:
+    `AttemptState.last_heard`); none otherwise."""
+    if unheard is None:
+        return None
+    t, (start, until) = now.t, unheard
+    since = a.silent_since
+    if until > t or (since is not None and start < since < until):
+        return (min(t - start, now.limit), max(until - t, 0))
+    return None
 
 
-def feed(f: Feed, t: int, retention: int | None) -> Any:
-    """The feed's canonical form at the start of tick t, remembered by the feed's identity
-    (and, with a finite retention, the tick). A remembered key's tick is read only by the
-    retention rule (`records.knows`: found at tick t' iff t' - tick < retention): with the
-    article's feed (forever) never, so it is dropped; with a retention N only its age
-    matters, and only up to N (from then on the key is forgotten at every later tick)."""
-    if not f.remembered:
-        return f
-    key = None if retention is None else t
-    hit = _memo.get(id(f))
-    if hit is not None and hit[0] is f and hit[1] == key:
-        return hit[2]
-    keys: tuple[tuple[Any, ...], ...]
+def results(parts: tuple[Part | None, ...], a: AttemptState, now: Now) -> Any:
+    form = tuple([None if p is None else PART_FORM(p, now) for p in parts])
+    if now.setup.rereads:
+        return form
+    return form, has_called(a.n, parts)
+
+
+def accepted(verdict: tuple[bool, int] | None, a: AttemptState, now: Now) -> bool | None:
+    return None if verdict is None else verdict[0]
+
+
+def remembered(keys: tuple[tuple[str, str, str, int], ...], f: Feed, now: Now) -> Any:
+    retention = now.setup.retention
     if retention is None:
-        keys = tuple((k, params, post) for k, params, post, _ in f.remembered)
-    else:
-        keys = tuple((k, params, post, min(t - since, retention)) for k, params, post, since in f.remembered)
-    value = (keys, f.posts, f.retracted)
-    _memo[id(f)] = (f, key, value)
-    return value
+        return tuple((k, params, post) for k, params, post, _ in keys)
+    t = now.t
+    return tuple((k, params, post, min(t - since, retention)) for k, params, post, since in keys)
 
 
-def candidates(cs: tuple[Candidate, ...], versions: tuple[tuple[int, ...], ...]) -> tuple[Any, ...]:
-    return tuple(
-        (c.digest, c.attempt, c.token, c.built_from, None if c.pin is None else versions[c.pin],
-         tuple(p.truth for p in c.parts))
-        for c in cs
-    )  # fmt: skip
+def outage(value: tuple[int, int] | None, s: State, now: Now) -> tuple[int, int] | None:
+    return now.outage
 
 
-def acceptances(accs: tuple[Acceptance, ...], versions: tuple[tuple[int, ...], ...]) -> tuple[Any, ...]:
-    return tuple((a.digest, None if a.version is None else versions[a.version]) for a in accs)
-
-
-def readable(s: State) -> tuple[tuple[Any, ...], ...]:
-    """The journal's (key, content, truth) triples that a restore can still match, sorted. With pins
-    off every key can be read. With pins on a key names a section's content, and a restore
-    looks up the content of the version its attempt is pinned to: the current version (every
-    attempt admitted from now on) or a live attempt's pin; a content no longer among them
-    never comes back (revisions only grow)."""
+def readable(journal: tuple[tuple[Any, JournalRecord], ...], s: State, now: Now) -> tuple[tuple[Any, ...], ...]:
+    """The journal's records that a restore can still match, (key, record's form) sorted.
+    With pins off every key can be read. With pins on a key names a section's content, and
+    a restore looks up the content of the version its attempt is pinned to: the current
+    version (every attempt admitted from now on) or a live attempt's pin; a content no
+    longer among them never comes back (revisions only grow)."""
     if not s.setup.pins:
-        return tuple(sorted((key, record.content, record.truth) for key, record in s.journal))
-    pinned = [s.content]
+        return tuple(sorted([(key, *JOURNAL_FORM(r, now)) for key, r in journal]))
+    content = s.versions[s.version]
+    pinned = [content]
     for a in s.attempts:
-        if a.next_tick is not None and a.pin is not None and s.versions[a.pin] is not s.content:
+        if a.next_tick is not None and a.pin is not None and s.versions[a.pin] is not content:
             pinned.append(s.versions[a.pin])
     out: list[tuple[Any, ...]] = []
-    for key, record in s.journal:
-        i, c = key[0], key[1]  # type: ignore[index]
-        for content in pinned:
-            if content[i] == c:
-                out.append((key, c, record.truth))
+    for key, r in journal:
+        i, c = key[0], key[1]
+        for pin in pinned:
+            if pin[i] == c:
+                out.append((key, *JOURNAL_FORM(r, now)))
                 break
     out.sort()
     return tuple(out)
 
 
-def attempt(a: AttemptState, t: int, stamp: int, limit: int, versions: tuple[tuple[int, ...], ...]) -> tuple[Any, ...]:
-    """One attempt's canonical form at the start of tick t (its pin as the pinned content),
-    remembered by the attempt's identity and the stamp (the tick, or its complement when
-    silences are kept uncapped)."""
+FORMS: dict[str, Callable[[Any, Any, Now], Any]] = {
+    "silence": silence, "window": window, "results": results, "accepted": accepted,
+    "remembered": remembered, "outage": outage, "readable": readable,
+}  # fmt: skip
+
+
+# -- applying the declarations ----------------------------------------------------------------------
+def declarations(cls: type) -> dict[str, Keep]:
+    """Each field's declaration (`Annotated[type, Keep]`), by name; a field without one is
+    missing from the result (`tests/test_canon.py` fails on it)."""
+    hints = get_type_hints(cls, include_extras=True)
+    out = {}
+    for name in cls._fields:  # type: ignore[attr-defined]
+        found = [m for m in getattr(hints[name], "__metadata__", ()) if isinstance(m, Keep)]
+        if found:
+            out[name] = found[0]
+    return out
+
+
+def field_form(cls: type, i: int, keep: Keep, names: dict[str, Any], builders: list[str]) -> str | None:
+    """The expression giving field i's form of record `r` from its declaration (None:
+    dropped); the functions it calls go into `names`, helper functions into `builders`."""
+    if isinstance(keep, Dropped):
+        return None
+    v = f"r[{i}]"
+    if isinstance(keep, Kept):
+        return v
+    if isinstance(keep, Nested):
+        tp = get_args(get_type_hints(cls, include_extras=True)[cls._fields[i]])[0]  # type: ignore[attr-defined]
+        kinds = records_in(tp)
+        if cls is not State or AttemptState in kinds:
+            return typed(tp, v)
+        # a part of the state, shared by the states a step did not change it in: remembered
+        # by its identity (and the stamp, when a record in it reads the tick)
+        build = f"build_{cls.__name__}_{i}"
+        builders.append(f"def {build}(v, now):\n    return {typed(tp, 'v')}\n")
+        return f"shared({v}, now, {'now.stamp' if any(timed(k) for k in kinds) else 'None'}, {build})"
+    if isinstance(keep, AsContent):
+        return f"(None if {v} is None else now.versions[{v}])"
+    if isinstance(keep, Relative):
+        return f"(None if {v} is None else {v} - now.t)"
+    if isinstance(keep, IsSet):
+        return f"({v} is None)"
+    if isinstance(keep, Before):
+        w = f"r[{cls._fields.index(keep.other)}]"  # type: ignore[attr-defined]
+        return f"({v} is None, None if {v} is None or {w} is None else {v} <= {w})"
+    if isinstance(keep, Form):
+        FORMS[keep.name]  # a form that does not exist fails here, at import
+        return f"{keep.name}({v}, r, now)"
+    if isinstance(keep, While):
+        # the condition is a function of fields the form keeps, so the dropped branch's None
+        # cannot make two records with different conditions equal
+        # each condition is evaluated once per record, into a local named after it
+        when = f"when_{keep.when.__name__}"
+        names[when] = keep.when
+        then = field_form(cls, i, keep.then, names, builders) or "None"
+        otherwise = field_form(cls, i, keep.otherwise, names, builders) or "None"
+        return f"({then} if {when}_ else {otherwise})"
+    raise TypeError(f"{cls.__name__}.{cls._fields[i]}: no form for {keep!r}")  # type: ignore[attr-defined]
+
+
+def typed(tp: Any, v: str, depth: int = 0) -> str:
+    """The expression for a value `v` of type `tp` with each declared record in it by its
+    form (an attempt's remembered by its identity)."""
+    if not records_in(tp):
+        return v
+    if tp is AttemptState:
+        return f"attempt({v}, now)"
+    if isinstance(tp, type):
+        return f"form_{tp.__name__}({v}, now)"
+    args = get_args(tp)
+    if get_origin(tp) is tuple and len(args) == 2 and args[1] is Ellipsis:
+        x = f"x{depth}"
+        return f"tuple([{typed(args[0], x, depth + 1)} for {x} in {v}])"
+    if get_origin(tp) is tuple:
+        return "(" + "".join(f"{typed(a, f'{v}[{k}]', depth + 1)}, " for k, a in enumerate(args)) + ")"
+    others = [a for a in args if a is not type(None)]
+    if len(others) == 1:  # Optional
+        return f"(None if {v} is None else {typed(others[0], v, depth)})"
+    return f"inside({v}, now)"
+
+
+#: the namespace the compiled forms run in: the named forms, the helpers, and each record
+#: type's form as `form_<Type>` (looked up when called, so the order they compile in is free)
+NAMESPACE: dict[str, Any] = {}
+
+
+def plan(cls: type) -> Callable[[Any, Now], tuple[Any, ...]]:
+    """A record type's form: one function, compiled once from its fields' declarations, that
+    builds the tuple of the forms of the fields not dropped, in field order (compiled rather
+    than looped over, so that the form costs what a hand-written one would)."""
+    keeps = declarations(cls)
+    names: dict[str, Any] = {}
+    builders: list[str] = []
+    exprs: list[str] = []
+    groups: dict[str, list[str]] = {}  # the fields dropped under one condition, kept together
+    for i, name in enumerate(cls._fields):  # type: ignore[attr-defined]
+        keep = keeps[name]
+        if isinstance(keep, While) and isinstance(keep.otherwise, Dropped):
+            when = f"when_{keep.when.__name__}"
+            names[when] = keep.when
+            if when not in groups:
+                groups[when] = []
+                exprs.append(f"(({{{when}}}) if {when}_ else None)")
+            groups[when].append(field_form(cls, i, keep.then, names, builders) or "None")
+            continue
+        exprs.append(field_form(cls, i, keep, names, builders) or "")
+    exprs = [e.format(**{w: "".join(f"{g}, " for g in group) for w, group in groups.items()}) if "{" in e else e
+             for e in exprs]  # fmt: skip
+    conditions = "".join(f"    {name}_ = {name}(r)\n" for name in names)
+    source = "".join(builders) + "def form(r, now):\n" + conditions + "    return (" + "".join(
+        f"{e}, " for e in exprs if e) + ")\n"  # fmt: skip
+    NAMESPACE.update(names)
+    exec(compile(source, f"<canonical form of {cls.__name__}>", "exec"), NAMESPACE)  # noqa: S102 (our own source)
+    form: Callable[[Any, Now], tuple[Any, ...]] = NAMESPACE.pop("form")
+    NAMESPACE[f"form_{cls.__name__}"] = form
+    return form
+
+
+def attempt(a: AttemptState, now: Now) -> tuple[Any, ...]:
+    """An attempt's form, remembered by its identity, the versions and the stamp."""
     hit = _memo.get(id(a))
-    if hit is not None and hit[0] is a and hit[1] == stamp:
-        return hit[2]  # type: ignore[no-any-return]
-    value = attempt_form(a, t, limit, versions)
-    _memo[id(a)] = (a, stamp, value)
+    if hit is not None and hit[0] is a and hit[1] is now.versions and hit[2] == now.stamp:
+        return hit[3]  # type: ignore[no-any-return]
+    value = ATTEMPT_FORM(a, now)
+    _memo[id(a)] = (a, now.versions, now.stamp, value)
     return value
 
 
-def attempt_form(a: AttemptState, t: int, limit: int, versions: tuple[tuple[int, ...], ...]) -> tuple[Any, ...]:
-    since = a.silent_since
-    if since is None:
-        silent: int | bool = False
-    elif a.status is Status.RUNNING:
-        # a crashed attempt: only when it is suspected matters, counted from its last
-        # heartbeat heard (a delay's start if one covered its last heartbeat: `last_heard`)
-        last = since if a.next_tick is not None else a.last_heard(t)
-        assert last is not None
-        silent = min(t - last, limit)
-    else:
-        silent = True
-    accepted = None if a.verdict is None else a.verdict[0]
-    status = a.status._value_  # a plain string: cheaper to hash than the Enum
-    if a.next_tick is None:
-        return (status, a.crashed, silent, a.candidate, a.inherited is not None, accepted, a.ended is not None)
-    held = None if a.held is None else (a.held[0], None if a.held[1] is None else a.held[1][1:])
-    unheard = a.unheard
-    if unheard is not None:  # (how long unheard, capped; ticks until heard again, 0 once past)
-        # kept while it covers a tick to come, or the last heartbeat of a silence (the count
-        # runs from its start then: `AttemptState.last_heard`); gone otherwise
-        s, u = unheard
-        if u > t or (since is not None and s < since < u):
-            unheard = (min(t - s, limit), max(u - t, 0))
-        else:
-            unheard = None
-    return (
-        a.token, None if a.pin is None else versions[a.pin], a.inherited, status, a.next_tick - t,
-        a.crashed, silent, tuple(None if p is None else p[1:] for p in a.results), a.unwritten,
-        a.step, a.phase, held, accepted, a.candidate, a.ended is not None, unheard, a.code,
-    )  # fmt: skip
+def record(r: Any, now: Now) -> tuple[Any, ...]:
+    """A declared record's form."""
+    return attempt(r, now) if type(r) is AttemptState else PLANS[type(r)](r, now)
+
+
+def shared(value: Any, now: Now, stamp: int | None, build: Callable[[Any, Now], Any]) -> Any:
+    """`build(value, now)` for a part of the state, remembered by its identity, the versions
+    and `stamp` (None: no record in it reads the tick)."""
+    hit = _memo.get(id(value))
+    if hit is not None and hit[0] is value and hit[1] is now.versions and hit[2] == stamp:
+        return hit[3]
+    form = build(value, now)
+    _memo[id(value)] = (value, now.versions, stamp, form)
+    return form
+
+
+def inside(value: Any, now: Now) -> Any:
+    """A value with each declared record in it by its form (where the type does not say)."""
+    kind = type(value)
+    if kind is tuple:
+        return tuple([inside(v, now) for v in value])
+    form = PLANS.get(kind)
+    return value if form is None else record(value, now)
+
+
+#: the forms that read the tick (or the silence cap, which the stamp names too)
+TIMED_FORMS = frozenset({"silence", "window", "remembered", "outage"})
+
+
+def records_in(tp: Any) -> set[type]:
+    """The declared record types a field's type mentions."""
+    found = {tp} if isinstance(tp, type) and hasattr(tp, "_fields") else set()
+    for arg in getattr(tp, "__args__", ()):
+        found |= records_in(arg)
+    return found
+
+
+def timed(cls: type, seen: frozenset[type] = frozenset()) -> bool:
+    """Whether a record's form reads the tick: a field kept relative to now, by a timed
+    form, or a record inside it that does."""
+    hints = get_type_hints(cls, include_extras=True)
+    for name, keep in declarations(cls).items():
+        for k in (keep, keep.then, keep.otherwise) if isinstance(keep, While) else (keep,):
+            if isinstance(k, Relative) or (isinstance(k, Form) and k.name in TIMED_FORMS):
+                return True
+            if isinstance(k, Nested) and any(timed(r, seen | {cls}) for r in records_in(hints[name]) - seen - {cls}):
+                return True
+    return False
+
+
+NAMESPACE.update(FORMS, attempt=attempt, shared=shared, inside=inside)
+#: each declared record type's form
+PLANS: dict[type, Callable[[Any, Now], tuple[Any, ...]]] = {
+    cls: plan(cls) for cls in (State, AttemptState, Candidate, Acceptance, Part, JournalRecord, Feed)
+}
+STATE_FORM = PLANS[State]
+ATTEMPT_FORM = PLANS[AttemptState]
+PART_FORM = PLANS[Part]
+JOURNAL_FORM = PLANS[JournalRecord]
+
+__all__ = ["FORMS", "PLANS", "Canonical", "canonical", "declarations", "readable", "trim"]

@@ -9,7 +9,14 @@ invariants can see a stale write that landed.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Annotated, NamedTuple
+
+from sim.engine.keep import KEPT, NESTED, AsContent, Dropped, Form
+
+#: a result id (`s2@3`) or a writer: only ever logged, never compared (restores match by
+#: key, acceptance by content), so the canonical form drops it (`sim.engine.keep`)
+NAME_ONLY = Dropped("a result id or a writer: only ever logged, never compared (restores match by key, "
+                    "acceptance by content)")  # fmt: skip
 
 JournalKey = int | tuple[int, ...]
 
@@ -47,16 +54,17 @@ PLAIN = Truth()
 
 
 class JournalRecord(NamedTuple):
-    result: str
-    content: int  # the section content revision the result was computed from
-    attempt: int
-    truth: Truth = PLAIN
+    result: Annotated[str, NAME_ONLY]
+    content: Annotated[int, KEPT]  # the section content revision the result was computed from
+    attempt: Annotated[int, NAME_ONLY]
+    #: beyond the article's model (the same in every record of the article's): what it really read and ran under
+    truth: Annotated[Truth, KEPT] = PLAIN
 
 
 class Part(NamedTuple):
-    result: str
-    content: int
-    truth: Truth = PLAIN
+    result: Annotated[str, NAME_ONLY]
+    content: Annotated[int, KEPT]
+    truth: Annotated[Truth, KEPT] = PLAIN
 
 
 def result_id(i: int, n: int) -> str:
@@ -70,12 +78,13 @@ def has_called(n: int, results: tuple[Part | None, ...]) -> bool:
 
 
 class Candidate(NamedTuple):
-    digest: str
-    attempt: int
-    token: int
-    parts: tuple[Part, ...]
-    pin: int | None  # 0-based version index, None with pins off
-    tick: int
+    digest: Annotated[str, KEPT]
+    attempt: Annotated[int, KEPT]
+    token: Annotated[int, KEPT]
+    parts: Annotated[tuple[Part, ...], NESTED]
+    pin: Annotated[int | None, AsContent("the pinned content")]  # 0-based version index, None with pins off
+    tick: Annotated[int, Dropped("a candidate not yet assessed was written in an earlier tick, and is assessed "
+                                 "in this one (`rules.assess`: tick < t)")]  # fmt: skip
 
     @property
     def built_from(self) -> tuple[int, ...]:
@@ -83,9 +92,9 @@ class Candidate(NamedTuple):
 
 
 class Acceptance(NamedTuple):
-    digest: str  # the accepted candidate, by its digest id
-    version: int | None  # 0-based; None with pins off (nothing to record)
-    tick: int
+    digest: Annotated[str, KEPT]  # the accepted candidate, by its digest id
+    version: Annotated[int | None, AsContent("the accepted content")]  # 0-based; None with pins off
+    tick: Annotated[int, Dropped("never read")]
 
 
 class Feed(NamedTuple):
@@ -101,9 +110,12 @@ class Feed(NamedTuple):
     """
 
     #: (key, request params, post id, tick it remembered the key)
-    remembered: tuple[tuple[str, str, str, int], ...] = ()
-    posts: tuple[tuple[str, str], ...] = ()  # (post id, request params) applied, in order
-    retracted: tuple[str, ...] = ()  # post ids a correction retracted, in order
+    remembered: Annotated[tuple[tuple[str, str, str, int], ...], Form(
+        "the tick the feed remembered a key is read only by the retention rule (`knows`): with the article's feed "
+        "(retention forever) never, so it is dropped; with a finite retention N only the key's age counts, and an "
+        "age of N or more is as good as N (the key is forgotten from then on)", "remembered")] = ()
+    posts: Annotated[tuple[tuple[str, str], ...], KEPT] = ()  # (post id, request params) applied, in order
+    retracted: Annotated[tuple[str, ...], KEPT] = ()  # post ids a correction retracted, in order
 
 
 class Receipt(NamedTuple):

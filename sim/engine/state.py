@@ -35,8 +35,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
-from typing import NamedTuple
+from typing import Annotated, NamedTuple
 
+from sim.engine.keep import KEPT, NESTED, AsContent, Before, Dropped, Fixed, Form, IsSet, Relative, While
 from sim.engine.records import (
     Acceptance,
     Candidate,
@@ -70,34 +71,79 @@ STEPS, ASSEMBLE, WAIT, POST = "steps", "assemble", "wait", "post"
 Held = tuple[str, Part | None]
 
 
-class AttemptState(NamedTuple):
-    """One admitted attempt, as a value."""
+def alive(a: AttemptState) -> bool:
+    """Its program has not ended (`next_tick` set): only then does its program read its own
+    working state (token, pin, results, step, phase, held, code)."""
+    return a.next_tick is not None
 
-    n: int  # its attempt number
-    token: int
-    pin: int | None  # the 0-based version it is pinned to (None: pins off)
-    inherited: str | None  # the accepted digest whose announcement it inherited, by id
-    status: Status
-    next_tick: int | None  # the tick it acts next; None: its program has ended
-    crashed: bool
-    silent_since: int | None  # tick of its last heartbeat while silent
-    results: tuple[Part | None, ...]  # per step
-    unwritten: tuple[int, ...]  # computed steps not yet journaled (end-only)
-    step: int
-    phase: str  # STEPS, ASSEMBLE, WAIT or POST
-    held: Held | None  # begun action finished on waking
-    verdict: tuple[bool, int] | None  # (accepted, tick of the verdict)
-    candidate: str | None  # the digest it produced or inherited, by id
-    ended: int | None
+
+def running(a: AttemptState) -> bool:
+    """The controller may still suspect it (`rules.suspected`: RUNNING; no status returns to
+    RUNNING)."""
+    return a.status is Status.RUNNING
+
+
+def heard_of(a: AttemptState) -> bool:
+    """Its heartbeats still matter: its program runs (a new delay may start while one is
+    open), or it may still be suspected. An attempt stuck by replay=strict has ended its
+    program while it is still running (issue 22)."""
+    return a.next_tick is not None or a.status is Status.RUNNING
+
+
+#: what an attempt whose program has ended no longer needs: its program reads it, and nothing else
+WORKING = While(why="read by its own program only", when=alive)
+
+
+class AttemptState(NamedTuple):
+    """One admitted attempt, as a value. Each field declares what the canonical form keeps
+    of it (`sim.engine.keep`), at the start of a tick."""
+
+    n: Annotated[int, Dropped("its position in `attempts` names it")]  # its attempt number
+    token: Annotated[int, WORKING]
+    #: the 0-based version it is pinned to (None: pins off)
+    pin: Annotated[int | None, While("read by its program, and by `canon.readable`", alive, AsContent())]
+    #: the accepted digest whose announcement it inherited, by id
+    inherited: Annotated[str | None, While(
+        "its program reads it; once ended, only whether it is set counts (`rules.announcement_owed`)",
+        alive, KEPT, IsSet())]
+    status: Annotated[Status, KEPT]
+    #: the tick it acts next; None: its program has ended
+    next_tick: Annotated[int | None, Relative("only how far ahead it acts")]
+    crashed: Annotated[bool, KEPT]
+    #: tick of its last heartbeat while silent
+    silent_since: Annotated[int | None, Form(
+        "while it is running, how long ago it fell silent, capped at the heartbeat limit (when it is suspected); "
+        "after that only whether it is silent. Uncapped while a controller outage counts (the restarted "
+        "controller counts from its own tick) and with `retries` (a paused worker runs one re-delivery per step "
+        "timeout passed, however long it was silent)", "silence")]
+    #: per step
+    results: Annotated[tuple[Part | None, ...], While(
+        "read by its program: result ids dropped; with zombie=from-memory whether it has called the model "
+        "(which decides whether it still restores)", alive, Form(name="results"))]
+    unwritten: Annotated[tuple[int, ...], WORKING]  # computed steps not yet journaled (end-only)
+    step: Annotated[int, WORKING]
+    phase: Annotated[str, WORKING]  # STEPS, ASSEMBLE, WAIT or POST
+    #: begun action finished on waking
+    held: Annotated[Held | None, While("read by its program (its part's result id dropped)", alive, NESTED)]
+    #: (accepted, tick of the verdict)
+    verdict: Annotated[tuple[bool, int] | None, Form(
+        "whether it is set and accepted: its tick lies before this tick, which is all the rules ask of it "
+        "(`verdict[1] >= t`)", "accepted")]
+    candidate: Annotated[str | None, KEPT]  # the digest it produced or inherited, by id
+    ended: Annotated[int | None, IsSet("it lies before this tick, all the rules ask of it (`ended < t`)")]
     #: (since, until): its heartbeats of the ticks after `since` and before `until` do not
     #: reach the controller, while it keeps working; the one of `since` was the last it heard
     #: before them (beyond the article's model: `sim.faults.delay`). Delays compose: one that
     #: starts inside the window extends it (`rules.delay_heartbeats`), so this is the union of
     #: every delay so far. None: heard
-    unheard: tuple[int, int] | None = None
+    unheard: Annotated[tuple[int, int] | None, While(
+        "read by the controller's suspicion while it is running, and by its program while it runs: kept as "
+        "(how long unheard, capped like a silence; ticks until heard again, 0 once past) while it covers a tick "
+        "to come or the last heartbeat of a silence (the count then runs from its start)",
+        heard_of, Form(name="window"))] = None
     #: the orchestration code version (0-based) it runs: the one deployed at its admission
     #: (beyond the article's model: `sim.faults.code`)
-    code: int = 0
+    code: Annotated[int, WORKING] = 0
 
     @property
     def alive(self) -> bool:
@@ -167,34 +213,53 @@ class Setup:
     first_token: int = 41
 
 
-class State(NamedTuple):
-    """One run's state between two steps (see the module docstring for the layout)."""
+#: the same in every node of one search level (or the end of the run)
+LEVEL = Fixed("the same in every node of one search level, or the end of the run")
 
-    setup: Setup
-    versions: tuple[tuple[int, ...], ...]
-    version: int
-    last_change: int | None
-    last_acceptance: int | None
-    epoch: int
-    journal: tuple[tuple[JournalKey, JournalRecord], ...]
-    candidates: tuple[Candidate, ...]
-    acceptances: tuple[Acceptance, ...]
-    effects: tuple[tuple[str, str], ...]
-    feed: Feed
-    posts: int
-    sends: int
-    attempts: tuple[AttemptState, ...]
-    owner: int | None
-    assessed: int
-    newsletter: str | None
-    down: int | None  # while the controller is down: the tick it restarts at
-    outage: tuple[int, int] | None  # its latest outage: (crash tick, restart tick)
-    finished: bool
-    last_tick: int
-    horizon_reached: bool
-    code: int
-    mutated: tuple[tuple[int, int], ...]
-    tick: int  # last: `rules.end_of_tick` replaces it every tick
+
+class State(NamedTuple):
+    """One run's state between two steps (see the module docstring for the layout). Each
+    field declares what the canonical form keeps of it (`sim.engine.keep`)."""
+
+    setup: Annotated[Setup, Fixed("the same in every node of one search")]
+    versions: Annotated[tuple[tuple[int, ...], ...], Dropped(
+        "a version is known by its content, kept where a field names it (`AsContent`); versions no pin refers "
+        "to any more are gone with it")]
+    version: Annotated[int, AsContent("the current content")]
+    last_change: Annotated[int | None, Before(
+        "only whether it is set and whether it is at or before the last acceptance matter (`rules.satisfied`): "
+        "every later change or acceptance is later than both", "last_acceptance")]
+    last_acceptance: Annotated[int | None, IsSet("see `last_change`")]
+    epoch: Annotated[int, KEPT]
+    journal: Annotated[tuple[tuple[JournalKey, JournalRecord], ...], Form(
+        "the records a restore can still match (`canon.readable`), sorted by key, each by its declarations",
+        "readable")]
+    candidates: Annotated[tuple[Candidate, ...], NESTED]
+    acceptances: Annotated[tuple[Acceptance, ...], NESTED]
+    effects: Annotated[tuple[tuple[str, str], ...], KEPT]
+    feed: Annotated[Feed, NESTED]
+    #: the fault moments' counters: the faults name the nth post or send
+    posts: Annotated[int, KEPT]
+    sends: Annotated[int, KEPT]
+    attempts: Annotated[tuple[AttemptState, ...], NESTED]
+    owner: Annotated[int | None, KEPT]
+    assessed: Annotated[int, KEPT]
+    newsletter: Annotated[str | None, KEPT]
+    #: while the controller is down: the tick it restarts at
+    down: Annotated[int | None, Relative("beyond the article's model: only how far ahead it restarts")]
+    #: its latest outage: (crash tick, restart tick)
+    outage: Annotated[tuple[int, int] | None, Form(
+        "beyond the article's model: relative to now only until the heartbeat limit has passed since the "
+        "restart: by then every running attempt whose last heartbeat came before the restart has been "
+        "suspected, so the outage no longer changes what the controller counts from (`rules.heard`)",
+        "outage")]
+    finished: Annotated[bool, LEVEL]
+    last_tick: Annotated[int, LEVEL]
+    horizon_reached: Annotated[bool, LEVEL]
+    #: beyond the article's model: the code version in force, and the sections whose bytes changed under their hash
+    code: Annotated[int, KEPT]
+    mutated: Annotated[tuple[tuple[int, int], ...], KEPT]
+    tick: Annotated[int, LEVEL]  # last: `rules.end_of_tick` replaces it every tick
 
     @property
     def content(self) -> tuple[int, ...]:

@@ -1,0 +1,101 @@
+"""What the canonical form of a state keeps of each field (`sim.engine.canon` applies it).
+
+Every field of the state's records (`State`, `AttemptState`, and the records they hold:
+`Candidate`, `Acceptance`, `Part`, `JournalRecord`, `Feed`) declares once, beside its
+definition, as `Annotated[type, declaration]`, what the canonical form keeps of it and why
+that cannot change a run's future or a verdict. `tests/test_canon.py` fails for a field
+with no declaration, and checks each condition a field is dropped under.
+
+The declarations:
+
+- `Kept`: the value as it is.
+- `Nested`: the value, with each record inside it by its own declarations.
+- `Dropped`: history only (logged, or read only where it cannot change what happens next);
+  `Fixed`: the same in every node of one search level.
+- `AsContent`: a 0-based version index, kept as that version's content (a version is known
+  by its content: contents only grow, so each version has its own).
+- `Relative`: a tick, kept relative to the start of the current tick (None stays None).
+- `IsSet`: only whether it is set (not None).
+- `Before`: only whether it is set, and whether it is at or before another field's tick.
+- `Form`: kept as a named form of `sim.engine.canon` (`canon.FORMS`), for a field whose
+  reason needs more than one of the above (an age capped at a bound, a window).
+- `While`: kept (as `then`) only while `when` holds of its record, else as `otherwise`
+  (dropped, unless said): the condition is named beside the field.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True, slots=True)
+class Keep:
+    """What the canonical form keeps of one field, and why that is enough."""
+
+    why: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Kept(Keep):
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class Nested(Keep):
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class Dropped(Keep):
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class Fixed(Dropped):
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class AsContent(Keep):
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class Relative(Keep):
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class IsSet(Keep):
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class Before(Keep):
+    #: the field (of the same record) whose tick it is compared with
+    other: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Form(Keep):
+    #: the name of the form in `sim.engine.canon.FORMS`
+    name: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class While(Keep):
+    #: the condition, a predicate of the record holding the field
+    when: Callable[[Any], bool] = bool
+    #: what is kept while it holds
+    then: Keep = Kept()
+    #: what is kept once it does not
+    otherwise: Keep = Dropped()
+
+
+KEPT = Kept()
+NESTED = Nested()
+
+__all__ = ["KEPT", "NESTED", "AsContent", "Before", "Dropped", "Fixed", "Form", "IsSet", "Keep", "Kept", "Nested",
+           "Relative", "While"]  # fmt: skip

@@ -1,0 +1,319 @@
+"""Soundness of `sim check`'s merging, measured: the same bound searched three ways.
+
+For each drawn setting (a profile or none, every protection switch, every knob, a set of
+fault kinds, a bound) this compares
+
+- (a) the state-space search, merging nodes by their canonical state (`sim check`);
+- (b) the search with `merge="none"`, merging only nodes whose full states are equal
+  (`sim check --merge none`: trusts no canonical form);
+- (c) the plain schedule enumerator (`sim.enumerator`: one engine run per schedule);
+
+on the schedules counted, the schedules breaking each property (every property, judged
+whatever the fault set) and the shortest counterexample of each. A disagreement prints the
+setting (as the `sim check` options that rerun it, and the fault kinds) and the schedules
+it concerns: the two paths the canonical search merged although their futures differ
+(`diagnose`), or the counterexamples that differ.
+
+The default run draws at least 200 settings at K <= 2, T <= 7; `-m slow` draws 2,000 up to
+K = 3, T = 8 (docs/check.md, "Soundness of merging", gives both sizes and their result).
+The draws are derandomized (tests/conftest.py), so a run is reproducible.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from sim import enumerator, properties
+from sim.check import SETTING, CheckBound, Config, Result, result_of
+from sim.engine.canon import canonical
+from sim.engine.rules import run_tick
+from sim.engine.state import State
+from sim.engine.world import World
+from sim.faults import KINDS, CodeUpdate, Fault, HeartbeatDelay, Silence, describe
+from sim.knobs import KNOBS
+from sim.profiles import NAMES as PROFILES
+from sim.profiles import get as profile
+from sim.search import Found, Node, NodeKey, Search, Space, node_key, root
+from sim.switches import FAULT_SWITCHES, SWITCHES, Switches
+
+#: every property, judged whatever the fault kinds (the widest comparison)
+JUDGED = tuple(p.name for p in properties.judged(beyond=True))
+#: the protection switches a setting may set (the fault switches describe the worked example's faults)
+PROTECTION_SWITCHES = {name: tuple(m.value for m in enum) for name, enum in SWITCHES.items() if name not in FAULT_SWITCHES}
+#: each knob's values: its named ones, and for an integer knob a few small numbers
+KNOB_VALUES = {
+    name: knob.values + (() if knob.integers is None else ("1", "2", "3")) for name, knob in KNOBS.items()
+}
+KIND_KEYS = tuple(kind.key for kind in KINDS)
+
+
+@dataclass(frozen=True)
+class Bound(CheckBound):
+    """A `CheckBound` over any set of fault kinds (not only `--faults article|all`), judging
+    every property: what the enumerator walks."""
+
+    keys: tuple[str, ...] = ()
+
+    @property
+    def kinds(self) -> tuple[type[Fault], ...]:
+        return tuple(kind for kind in KINDS if kind.key in self.keys)
+
+    @property
+    def judged(self) -> tuple[properties.Property, ...]:
+        return properties.judged(beyond=True)
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One drawn setting: the profile (or none), the switch and knob values over it, the
+    fault kinds enumerated and the bound."""
+
+    profile: str | None
+    values: dict[str, str] = field(hash=False)
+    kinds: tuple[str, ...]
+    max_faults: int
+    horizon: int
+
+    @property
+    def switches(self) -> Switches:
+        base = Switches() if self.profile is None else profile(self.profile).switches()
+        return base.with_values(self.values)
+
+    def command(self) -> str:
+        """The `sim check` options that rerun it (the fault kinds are said apart: `--faults`
+        names only the article's four or all of them)."""
+        sets = " ".join(f"--set {name}={value}" for name, value in self.values.items())
+        where = f"--profile {self.profile} " if self.profile else ""
+        return (f"sim check -k {self.max_faults} -t {self.horizon} {where}{sets} -p all --faults all; "
+                f"fault kinds: {', '.join(self.kinds) or 'none'}")  # fmt: skip
+
+    def space(self, merge: str) -> Space:
+        return Space(self.switches, self.max_faults, self.horizon, SETTING, JUDGED, self.kinds, merge)
+
+
+@st.composite
+def drawn(draw: st.DrawFn, max_faults: int, horizon: int, kinds_at_most: int) -> Setting:
+    """A setting: each switch and knob left as it is (the profile's or the worked example's)
+    or set to a value, a set of fault kinds (at most `kinds_at_most` when the bound has
+    `max_faults` faults, so that the space stays small) and a bound."""
+    name = draw(st.none() | st.sampled_from(PROFILES))
+    values: dict[str, str] = {}
+    for switch, choices in PROTECTION_SWITCHES.items():
+        value = draw(st.none() | st.sampled_from(choices))
+        if value is not None:
+            values[switch] = value
+    for knob, choices in KNOB_VALUES.items():
+        if draw(st.integers(0, 3)) == 0:  # a quarter of the draws set each knob
+            values[knob] = draw(st.sampled_from(choices))
+    # the bound counts down from the largest, so that Hypothesis's first (simplest) draws
+    # are the largest bounds rather than the empty one
+    faults = max_faults - draw(st.integers(0, max_faults))
+    most = len(KIND_KEYS) if faults < max_faults else kinds_at_most
+    keys = draw(st.sets(st.sampled_from(KIND_KEYS), max_size=most))
+    kinds = tuple(key for key in KIND_KEYS if key in keys)
+    return Setting(name, values, kinds, faults, horizon - draw(st.integers(0, horizon - 1)))
+
+
+# -- the three ways ---------------------------------------------------------------------------------
+def searched(setting: Setting, merge: str) -> Result:
+    space = setting.space(merge)
+    start = root(space)
+    found = Search(space).run({node_key(start, merge): start}, 0)
+    return result_of(Config("drawn", setting.switches), found, JUDGED)
+
+
+def figures(r: Any) -> tuple[Any, ...]:
+    """What the three must agree on: schedules, broken counts, counterexamples, horizon hits."""
+    return r.schedules, r.violations, r.counterexamples, r.horizon_reached
+
+
+def disagreements(setting: Setting) -> list[str]:
+    """Each way's figures that differ from the enumerator's, in words ([] when all agree)."""
+    bound = Bound(setting.max_faults, setting.horizon, "all", setting.kinds)
+    walked = enumerator.enumerate_all([Config("drawn", setting.switches)], bound)[0]
+    out = []
+    for merge in ("canonical", "none"):
+        mine = searched(setting, merge)
+        if figures(mine) == figures(walked):
+            continue
+        out.append(f"merge={merge}: schedules {mine.schedules:,} (enumerator {walked.schedules:,})")
+        for name in JUDGED:
+            if mine.violations[name] != walked.violations[name]:
+                out.append(f"  {name}: {mine.violations[name]:,} broken (enumerator {walked.violations[name]:,})")
+        for name in sorted(set(mine.counterexamples) | set(walked.counterexamples)):
+            a, b = mine.counterexamples.get(name), walked.counterexamples.get(name)
+            if a != b:
+                out.append(f"  {name}: counterexample {example(a)} (enumerator {example(b)})")
+        if merge == "canonical":
+            out += diagnose(setting)
+    return out
+
+
+def example(c: Any) -> str:
+    return "none" if c is None else f"at t{c.tick} <- {c.describe()}"
+
+
+class Merges(Search):
+    """A canonical search that keeps the pairs of nodes with different full states it merged."""
+
+    def __init__(self, space: Space) -> None:
+        super().__init__(space)
+        self.pairs: list[tuple[Node, Node]] = []
+
+    def merge(self, following: dict[NodeKey, Node], arrived: Node) -> None:
+        known = following.get(node_key(arrived))
+        if known is not None and known.state != arrived.state and len(self.pairs) < 5000:
+            self.pairs.append((Node(**{f: getattr(known, f) for f in Node.__slots__}), arrived))
+        super().merge(following, arrived)
+
+
+def diagnose(setting: Setting) -> list[str]:
+    """The first two paths the canonical search merged whose futures differ (searched from
+    each with no merging): the schedules to look at."""
+    search = Merges(setting.space("canonical"))
+    start = root(search.space)
+    search.run({node_key(start): start}, 0)
+    none = setting.space("none")
+    for a, b in search.pairs:
+        futures = []
+        for node in (a, b):
+            alone = Node(node.state, node.used, node.pending, node.memos, node.broken, node.idle, 1, node.path,
+                         node.rank)  # fmt: skip
+            found = Search(none).run({node_key(alone, "none"): alone}, node.state.tick)
+            futures.append((found.schedules, found.violations))
+        if futures[0] != futures[1]:
+            return [
+                f"  merged at t{a.state.tick} with different futures {futures[0]} / {futures[1]}:",
+                f"    {describe(a.path, none='no faults')}",
+                f"    {describe(b.path, none='no faults')}",
+            ]
+    return ["  (no merged pair with different futures found among the first 5,000)"]
+
+
+class TooBig(Exception):
+    pass
+
+
+class Sizing(Search):
+    """A canonical search that gives up past `limit` transitions."""
+
+    limit = 0
+
+    def level(self, frontier: dict[NodeKey, Node], t: int) -> dict[NodeKey, Node]:
+        if self.found.transitions > self.limit:
+            raise TooBig
+        return super().level(frontier, t)
+
+
+def fitted(setting: Setting, cap: int) -> Setting:
+    """The setting, its horizon lowered until its space holds at most `cap` schedules (so
+    that the enumerator, which runs each schedule from t0, stays quick)."""
+    while setting.horizon > 1:
+        space = setting.space("canonical")
+        search = Sizing(space)
+        search.limit = cap
+        start = root(space)
+        try:
+            if search.run({node_key(start): start}, 0).schedules <= cap:
+                return setting
+        except TooBig:
+            pass
+        setting = replace(setting, horizon=setting.horizon - 1)
+    return setting
+
+
+def judge(setting: Setting, cap: int) -> None:
+    setting = fitted(setting, cap)
+    problems = disagreements(setting)
+    log = os.environ.get("SIM_DIFFERENTIAL_LOG")
+    if log:  # one line per setting tried (docs/check.md counts them)
+        with open(log, "a") as out:
+            out.write(f"{setting.max_faults} {setting.horizon} {len(problems)} {setting.command()}\n")
+    assert not problems, "\n".join([f"disagreement under {setting.command()}", *problems])
+
+
+# -- defect 1 of issue 22: a replay-failed attempt still running --------------------------------------
+STRICT = Setting(None, {"replay": "strict", "checkpoints": "per-step"},
+                 ("silences", "heartbeat_delays", "code_changes"), 4, 7)  # fmt: skip
+
+
+def test_a_stuck_attempt_keeps_its_unheard_window() -> None:
+    """replay=strict: #2 restores #1's record of other code and is stuck, its program ended
+    while it is still running. Its heartbeats, unheard from t5 for 3 ticks, get it suspected
+    at t7 and #3 admitted; unheard for 1 tick, nothing more happens. At t6 the two states
+    must not merge unless their futures are the same."""
+    def run(ticks: int) -> tuple[State, list[Any]]:
+        schedule = SETTING.with_faults((Silence(1, 2, None), CodeUpdate(3), HeartbeatDelay(2, 5, ticks)))
+        world = World(STRICT.switches, schedule)
+        state, at6, events = world.state, None, []
+        while not state.finished:
+            if state.tick == 6:
+                at6 = state
+            state, tick_events = run_tick(state, state.tick, world)
+            if state.tick > 6 or state.finished:
+                events += [(e.tick, e.kind, e.attempt) for e in tick_events if e.tick >= 6]
+        assert at6 is not None
+        return at6, events
+
+    (short, heard), (long, unheard) = run(1), run(3)
+    if canonical(short) == canonical(long):
+        assert heard == unheard
+
+
+def test_a_stuck_attempt_counts_as_the_enumerator_does() -> None:
+    """The same, counted: the smallest bound at which the search (merging by the canonical
+    state) lost schedules (75,408 of 75,420) was K = 4, T = 7 over silences, heartbeat delays
+    and code changes, replay=strict, per-step."""
+    assert figures(searched(STRICT, "canonical")) == figures(searched(STRICT, "none"))
+
+
+# -- the drawn settings -----------------------------------------------------------------------------
+@settings(max_examples=200, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(drawn(max_faults=2, horizon=7, kinds_at_most=3))
+def test_the_search_merged_and_unmerged_and_the_enumerator_agree(setting: Setting) -> None:
+    judge(setting, cap=3000)
+
+
+# the slow run's 2,000 settings, as two tests of 1,000 (each test's draws derive from its own
+# source, so the two draw different settings) that `-n 2` runs side by side
+SLOW = drawn(max_faults=3, horizon=8, kinds_at_most=2)
+SLOW_SETTINGS = settings(max_examples=1000, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+
+@pytest.mark.slow
+@SLOW_SETTINGS
+@given(SLOW)
+def test_the_three_agree_on_1000_settings_up_to_three_faults_horizon_8(setting: Setting) -> None:
+    judge(setting, cap=3000)
+
+
+@pytest.mark.slow
+@SLOW_SETTINGS
+@given(SLOW)
+def test_the_three_agree_on_1000_more_settings_up_to_three_faults_horizon_8(setting: Setting) -> None:
+    judge(setting, cap=3000)
+
+
+def test_a_disagreement_names_the_setting_and_the_schedules(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The report of a disagreement, on a canonical form made unsound on purpose (it forgets
+    every attempt's unheard window): the options that rerun it and the two merged paths."""
+    import sim.search
+
+    def forgetful(state: State) -> Any:
+        return canonical(state._replace(attempts=tuple(a._replace(unheard=None) for a in state.attempts)))
+
+    monkeypatch.setattr(sim.search, "canonical", forgetful)
+    setting = Setting(None, {}, ("heartbeat_delays",), 2, 6)
+    with pytest.raises(AssertionError) as failed:
+        judge(setting, cap=3000)
+    text = str(failed.value)
+    assert "sim check -k 2 -t 6" in text and "fault kinds: heartbeat_delays" in text
+    assert "merged at t" in text and "heartbeats go unheard" in text
+
+
