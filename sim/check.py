@@ -285,14 +285,8 @@ def check(configs: Sequence[Config], bound: CheckBound, executor: Executor | Non
     inline = executor is None or isinstance(executor, InlineExecutor)
     executor = executor or InlineExecutor()
     limit = unit_memory(max_memory, 1 if inline else workers)
-    found = [Found() for _ in configs]
-    queue: list[Unit] = []
-    for i, config in enumerate(configs):
-        units, before = units_of(i, config, bound, split, merge)
-        found[i].add(before)
-        queue.extend(replace(unit, memory_limit=limit) for unit in units)
+    found, queue = _units(configs, bound, split, merge, limit)
     total = len(queue)
-    queue.reverse()
     left = [0] * len(configs)  # units not yet searched, per configuration
     for unit in queue:
         left[unit.index] += 1
@@ -332,6 +326,20 @@ def check(configs: Sequence[Config], bound: CheckBound, executor: Executor | Non
             future.cancel()
         raise Interrupted(partial(), done, total) from None
     return [result_of(config, f, names) for config, f, names in zip(configs, found, judged)]
+
+
+def _units(configs: Sequence[Config], bound: CheckBound, split: int, merge: str,
+           limit: int) -> tuple[list[Found], list[Unit]]:  # fmt: skip
+    """What each configuration found on the way to its units' level, and every unit, last
+    first (the queue pops from the end), each bound to `limit` bytes of memory."""
+    found = [Found() for _ in configs]
+    queue: list[Unit] = []
+    for i, config in enumerate(configs):
+        units, before = units_of(i, config, bound, split, merge)
+        found[i].add(before)
+        queue.extend(replace(unit, memory_limit=limit) for unit in units)
+    queue.reverse()
+    return found, queue
 
 
 # -- how much work a bound is, estimated before the search starts -----------------------------------

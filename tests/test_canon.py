@@ -94,7 +94,7 @@ class Collect(Search):
 
 def reached(values: dict[str, str]) -> list[State]:
     kinds = tuple(kind.key for kind in KINDS)
-    space = Space(Switches().with_values(values), 1, 8, SETTING, tuple(p.name for p in properties.judged(True)), kinds)
+    space = Space(Switches().with_values(values), 1, 8, SETTING, tuple(p.name for p in (*properties.SAFETY, properties.EFFECTS_CONFIRMED)), kinds)
     search = Collect(space)
     start = root(space)
     search.run({node_key(start): start}, 0)

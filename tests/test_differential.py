@@ -43,7 +43,8 @@ from sim.search import Found, Node, NodeKey, Search, Space, node_key, root
 from sim.switches import FAULT_SWITCHES, SWITCHES, Switches
 
 #: every property, judged whatever the fault kinds (the widest comparison)
-JUDGED = tuple(p.name for p in properties.judged(beyond=True))
+ALL_JUDGED = (*properties.SAFETY, properties.EFFECTS_CONFIRMED)
+JUDGED = tuple(p.name for p in ALL_JUDGED)
 #: the protection switches a setting may set (the fault switches describe the worked example's faults)
 PROTECTION_SWITCHES = {name: tuple(m.value for m in enum) for name, enum in SWITCHES.items() if name not in FAULT_SWITCHES}
 #: each knob's values: its named ones, and for an integer knob a few small numbers
@@ -64,9 +65,8 @@ class Bound(CheckBound):
     def kinds(self) -> tuple[type[Fault], ...]:
         return tuple(kind for kind in KINDS if kind.key in self.keys)
 
-    @property
-    def judged(self) -> tuple[properties.Property, ...]:
-        return properties.judged(beyond=True)
+    def judged_for(self, switches: Switches) -> tuple[properties.Property, ...]:
+        return ALL_JUDGED
 
 
 @dataclass(frozen=True)
