@@ -37,6 +37,7 @@ def wrong(figure: str, p: Observed) -> Observed:
         "acceptances": {"acceptances": (*p.acceptances, ("w1", "4.7"))},
         "posts applied": {"posts": p.posts + 1},
         "newsletter quotes": {"newsletter": "4.7"},
+        "engine's history": {"history": tuple((step, (*bys, "w3")) for step, bys in p.history or ())},
     }  # fmt: skip
     return replace(p, **changes[figure])
 

@@ -178,10 +178,11 @@ class App:
         return {"accepted": digest["id"], "by": self.execution}
 
     def post(self, digest: dict[str, Any]) -> dict[str, Any]:
-        """Announce the digest on the feed; the key, if any, is the workflow id + the step id."""
+        """Announce the digest on the feed; the key, if any, is the workflow id + the step id + the
+        digest's id (the model's per-operation key: built from the digest and the announce operation)."""
         port = int((self.workdir / "feed.port").read_text())
         body = {"text": f"digest {digest['id']}: revenue {digest['revenue']} million",
-                "key": f"{WORKFLOW_ID}/post" if self.keyed else None}  # fmt: skip
+                "key": f"{WORKFLOW_ID}/post/{digest['id']}" if self.keyed else None}  # fmt: skip
         request = urllib.request.Request(
             f"http://127.0.0.1:{port}/post", data=json.dumps(body).encode(), method="POST",
             headers={"Content-Type": "application/json"},
@@ -189,7 +190,7 @@ class App:
         with LOOPBACK.open(request, timeout=30) as response:
             answer: dict[str, Any] = json.loads(response.read())
         self.point("after-post")
-        return answer
+        return {**answer, "by": self.execution}
 
     def cut(self, step: str, why: str) -> None:
         """The engine closed this execution's run of the workflow while it awaited `step`: the

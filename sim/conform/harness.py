@@ -45,7 +45,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from sim.conform import app
+from sim.conform import app, history
 from sim.conform.engines import ENGINES, Engine
 from sim.conform.observed import Observed
 from sim.errors import SimError
@@ -127,6 +127,7 @@ FIGURES = (
     "acceptances",
     "posts applied",
     "newsletter quotes",
+    "engine's history",
 )
 
 
@@ -361,7 +362,9 @@ def observe(engine: Engine, fault: Fault, workdir: Path, on_start: Callable[[lis
         newsletter, posts, at_barrier = drive(engine, fault, workdir, procs, on_start)
     finally:
         procs.close()
-    return replace(read_figures(fault, workdir, newsletter, posts), recorded_at_barrier=at_barrier)
+    found = history.read(engine.name, workdir)
+    return replace(read_figures(fault, workdir, newsletter, posts), recorded_at_barrier=at_barrier,
+                   history=None if found is None else tuple(found.items()))  # fmt: skip
 
 
 def drive(engine: Engine, fault: Fault, workdir: Path, procs: Processes,
@@ -475,7 +478,9 @@ def predict(engine: Engine, fault: Fault) -> Observed:
     scenario = load(fault.scenario).with_switches(engine.switches)
     trace, result = run_scenario(scenario)
     recorded_before = steps_before(fault.hold) if reads_record(engine) else None
-    return replace(from_model(trace, result, zombie=fault.action == "stop"), recorded_at_barrier=recorded_before)
+    mapped = tuple(history.from_trace(trace).items()) if engine.name in history.MAPPINGS else None
+    return replace(from_model(trace, result, zombie=fault.action == "stop"), recorded_at_barrier=recorded_before,
+                   history=mapped)  # fmt: skip
 
 
 def from_model(trace: Trace, result: Outcome, zombie: bool) -> Observed:
@@ -511,8 +516,18 @@ def figures(o: Observed) -> dict[str, str]:
         "acceptances": ", ".join(f"{who} quoting {figure}" for who, figure in o.acceptances) or "none",
         "posts applied": str(o.posts),
         "newsletter quotes": o.newsletter or "nothing",
+        "engine's history": None if o.history is None else history.render(dict(o.history)),
     }
     return {k: v for k, v in out.items() if v is not None}
+
+
+def kind(fault: Fault) -> str:
+    """The fault's kind, as engines list the behaviours that may explain its rows: w1 killed
+    in a step ("kill"), stopped in a step ("stop"), or killed after the feed answered its post
+    ("kill after the post")."""
+    if fault.action == "stop":
+        return "stop"
+    return "kill after the post" if fault.hold == "after-post" else "kill"
 
 
 def verdict(engine: Engine, fault: Fault, figure: str, observed: Observed, predicted: Observed) -> dict[str, str]:
@@ -523,12 +538,14 @@ def verdict(engine: Engine, fault: Fault, figure: str, observed: Observed, predi
     if seen == want:
         row["verdict"] = "match"
         return row
-    for behaviour in engine.explains.get(fault.name, ()):
+    for behaviour in engine.explains.get(kind(fault), ()):
         if behaviour.explains(figure, observed, predicted):
             row["verdict"] = "explained"
             row["behaviour"] = behaviour.name
             return row
     row["verdict"] = "MISMATCH"
+    if figure == "engine's history" and observed.history is not None and predicted.history is not None:
+        row["difference"] = history.first_difference(dict(observed.history), dict(predicted.history)) or ""
     return row
 
 
@@ -560,15 +577,27 @@ def merge(engine: Engine, fault: Fault, observations: list[Observed], predicted:
     return rows
 
 
+def keep_record(workdir: Path, keep: Path) -> None:
+    """Copy a run's records into `keep`: the engine's store and the harness's (SQLite files,
+    Temporal's database) and each process's log."""
+    keep.mkdir(parents=True, exist_ok=True)
+    for path in sorted(workdir.iterdir()):
+        if path.is_file() and path.suffix in (".sqlite", ".db", ".log", ".json"):
+            shutil.copyfile(path, keep / path.name)
+
+
 def run_fault(engine: Engine, fault: Fault, on_start: Callable[[list[int]], None] | None,
-              runs: int = 1) -> dict[str, Any]:  # fmt: skip
-    """Run `fault` on `engine` `runs` times (each in a fresh folder) and compare the figures."""
+              runs: int = 1, keep: Path | None = None) -> dict[str, Any]:  # fmt: skip
+    """Run `fault` on `engine` `runs` times (each in a fresh folder) and compare the figures;
+    with `keep`, each run's records are copied into `keep/run-N`."""
     predicted = predict(engine, fault)
     began = time.monotonic()
     observations = []
-    for _ in range(runs):
+    for n in range(runs):
         with run_folder() as workdir:
             observations.append(observe(engine, fault, workdir, on_start))
+            if keep is not None:
+                keep_record(workdir, keep / f"run-{n + 1}")
     return {
         "fault": fault.name,
         "number": fault.number,

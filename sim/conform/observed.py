@@ -31,3 +31,7 @@ class Observed:
     #: before it; None where the engine's record is not read at the barrier (a server that
     #: records a step before it hands out the next)
     recorded_at_barrier: int | None = None
+    #: the engine's own history of the run, mapped onto sim's writes (sim/conform/history.py):
+    #: (step, the executions whose result was recorded, in order) per step; None where the
+    #: engine's history is not read
+    history: tuple[tuple[str, tuple[str, ...]], ...] | None = None

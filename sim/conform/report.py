@@ -19,6 +19,8 @@ def verdict(row: dict[str, str]) -> str:
         return f"explained by {row['behaviour']}"
     if row["verdict"] == "varying":
         return "varying" + (f", explained by {row['behaviour']}" if row.get("behaviour") else "")
+    if row.get("difference"):
+        return f"{row['verdict']} (first difference: {row['difference']})"
     return row["verdict"]
 
 
