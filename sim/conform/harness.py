@@ -100,7 +100,7 @@ FAULTS: tuple[Fault, ...] = (
           "after-call:s3", "stop", keyed=False),
     Fault("lost-answer", 3, "conform-lost-answer",
           "SIGKILL w1 after the feed applied its post, before the step's result is recorded; w2 resumes; "
-          "key: workflow id + step id", "after-post", "kill"),
+          "key: workflow id + step id + digest id", "after-post", "kill"),
     Fault("lost-answer-keyless", 3, "conform-lost-answer-keyless",
           "as lost-answer, with no key", "after-post", "kill", keyed=False),
     Fault("crash-changed", 4, "conform-crash-changed",
@@ -360,9 +360,9 @@ def observe(engine: Engine, fault: Fault, workdir: Path, on_start: Callable[[lis
             if on_start is not None:
                 on_start(procs.pids())
         newsletter, posts, at_barrier = drive(engine, fault, workdir, procs, on_start)
+        found = history.read(engine.name, workdir)  # while the engine's server runs
     finally:
         procs.close()
-    found = history.read(engine.name, workdir)
     return replace(read_figures(fault, workdir, newsletter, posts), recorded_at_barrier=at_barrier,
                    history=None if found is None else tuple(found.items()))  # fmt: skip
 

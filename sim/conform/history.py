@@ -11,8 +11,7 @@ confirmation: post) and the `accepted` events (accept), by the attempt that made
 that run at once may interleave their steps in any order the model allows.
 
 A run whose history differs from the trace is reported with the first differing event (the
-row "engine's history", a MISMATCH). Engines whose history is not read here (Temporal's event
-history, Restate's journal: not built yet) have no such row.
+row "engine's history", a MISMATCH), unless a behaviour the engine lists explains it.
 """
 
 from __future__ import annotations
@@ -35,6 +34,14 @@ MAPPINGS = {
     "assemble, `accepted` with its `by` for accept, the feed's answer with its `by` for post",
     "dbos": "each row of `operation_outputs` for the workflow (in `function_id` order) is a `write` applied: "
     "the function's name (summarise, assemble, accept, post) and its pickled output's `by` (or its digest id)",
+    "temporal": "each `ActivityTaskCompleted` event of the workflow's event history (in event order, read "
+    "through the SDK's fetch_history while the server runs) is a `write` applied: its result's `step` and "
+    "`by`, a digest's id, `accepted` and `by`, or the feed's answer and `by`; a completion the server "
+    "refused is in no event",
+    "restate": "each `Notification: Run` entry of the invocation's journal (sys_journal through the admin "
+    "API's /query, in journal order) with a `Success` result is a `write` applied: its value's `step` and "
+    "`by`, a digest's id, `accepted` and `by`, or the feed's answer and `by`; a result proposed on a "
+    "stream the server had closed is in no entry",
 }
 
 #: a history: step -> the executions whose result the engine recorded, in order
@@ -63,9 +70,35 @@ def read(engine: str, workdir: Path) -> History | None:
         rows = _rows(workdir / "dbos.sqlite", "SELECT function_name, output FROM operation_outputs "
                      "WHERE output IS NOT NULL ORDER BY function_id")  # fmt: skip
         records = [by_of(name, pickle.loads(base64.b64decode(output))) for name, output in rows]  # the run's own data
+    elif engine == "temporal":
+        records = [by_of("", value) for value in temporal_results(workdir)]
+    elif engine == "restate":
+        from sim.conform import server_restate
+
+        records = [by_of("", value) for value in server_restate.results(workdir)]
     else:
         return None
     return collect(records)
+
+
+def temporal_results(workdir: Path) -> list[dict[str, Any]]:
+    """The results of the workflow's completed activities, in the order of its event history."""
+    import asyncio
+    import json
+
+    from temporalio.client import Client
+
+    from sim.conform.app import WORKFLOW_ID
+
+    address = (workdir / "temporal.address").read_text().strip()
+
+    async def fetch() -> list[dict[str, Any]]:
+        client = await Client.connect(address)
+        events = (await client.get_workflow_handle(WORKFLOW_ID).fetch_history()).events
+        return [json.loads(e.activity_task_completed_event_attributes.result.payloads[0].data)
+                for e in events if e.HasField("activity_task_completed_event_attributes")]  # fmt: skip
+
+    return asyncio.run(fetch())
 
 
 def _rows(path: Path, sql: str) -> list[tuple[Any, ...]]:
