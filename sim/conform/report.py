@@ -66,12 +66,17 @@ def text(doc: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def runs_option(docs: list[dict[str, Any]]) -> str:
+    runs = max((doc.get("runs", 1) for doc in docs), default=1)
+    return f" --runs {runs}" if runs > 1 else ""
+
+
 def markdown(docs: list[dict[str, Any]]) -> str:
     """reports/conformance.md: every engine run, one table per engine."""
     lines = [
         "# Conformance: the worked example on real engines",
         "",
-        "Written by `sim conform --all --out reports` (docs/conform.md says how the harness works).",
+        f"Written by `sim conform --all{runs_option(docs)} --out reports` (docs/conform.md says how the harness works).",
         "Each fault is run on the real engine with real processes and signals, and `sim` runs the",
         "fault's scenario file (`scenarios/conform-*.toml`) under the engine's switches; a row is a",
         "match, explained by a behaviour the model does not capture (named below each table, with",
