@@ -360,7 +360,7 @@ def observe(engine: Engine, fault: Fault, workdir: Path, on_start: Callable[[lis
             if on_start is not None:
                 on_start(procs.pids())
         newsletter, posts, at_barrier = drive(engine, fault, workdir, procs, on_start)
-        found = history.read(engine.name, workdir)  # while the engine's server runs
+        found = history.read(engine.name, workdir, server_of(engine))  # while the engine's server runs
     finally:
         procs.close()
     return replace(read_figures(fault, workdir, newsletter, posts), recorded_at_barrier=at_barrier,

@@ -59,8 +59,10 @@ def by_of(step_name: str, value: dict[str, Any]) -> tuple[str, str]:
     return "post", value.get("by", "?")
 
 
-def read(engine: str, workdir: Path) -> History | None:
-    """The engine's history of the run in `workdir`, or None where it is not read."""
+def read(engine: str, workdir: Path, server: Any = None) -> History | None:
+    """The engine's history of the run in `workdir`, or None where it is not read; an engine
+    with a server reads it through the server's module (`results(workdir)`: the value of each
+    step result the server recorded, in its order), while the server runs."""
     if engine == "langgraph":
         import ormsgpack
 
@@ -70,35 +72,11 @@ def read(engine: str, workdir: Path) -> History | None:
         rows = _rows(workdir / "dbos.sqlite", "SELECT function_name, output FROM operation_outputs "
                      "WHERE output IS NOT NULL ORDER BY function_id")  # fmt: skip
         records = [by_of(name, pickle.loads(base64.b64decode(output))) for name, output in rows]  # the run's own data
-    elif engine == "temporal":
-        records = [by_of("", value) for value in temporal_results(workdir)]
-    elif engine == "restate":
-        from sim.conform import server_restate
-
-        records = [by_of("", value) for value in server_restate.results(workdir)]
+    elif hasattr(server, "results"):  # Temporal's event history, Restate's journal
+        records = [by_of("", value) for value in server.results(workdir)]
     else:
         return None
     return collect(records)
-
-
-def temporal_results(workdir: Path) -> list[dict[str, Any]]:
-    """The results of the workflow's completed activities, in the order of its event history."""
-    import asyncio
-    import json
-
-    from temporalio.client import Client
-
-    from sim.conform.app import WORKFLOW_ID
-
-    address = (workdir / "temporal.address").read_text().strip()
-
-    async def fetch() -> list[dict[str, Any]]:
-        client = await Client.connect(address)
-        events = (await client.get_workflow_handle(WORKFLOW_ID).fetch_history()).events
-        return [json.loads(e.activity_task_completed_event_attributes.result.payloads[0].data)
-                for e in events if e.HasField("activity_task_completed_event_attributes")]  # fmt: skip
-
-    return asyncio.run(fetch())
 
 
 def _rows(path: Path, sql: str) -> list[tuple[Any, ...]]:
