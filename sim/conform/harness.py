@@ -21,8 +21,12 @@ lands exactly there:
 
 Every process the harness starts is killed by its pid when the run ends (`Processes`):
 SIGKILL ends a stopped process too. The observed figures are read from the harness's own
-store and the feed; the prediction is `sim`'s run of the fault's scenario file under the
-engine's switches (sim/conform/engines.py).
+store, the feed and the engine's own record (the steps it holds at w1's barrier; its history
+of the run, sim/conform/history.py); the prediction is `sim`'s run of the fault's scenario
+file under the engine's switches (sim/conform/engines.py). A row is a match, explained by a
+behaviour whose predicate holds for its value, or a MISMATCH (`verdict`); a fault run several
+times reports a figure that differed as varying (`merge`). Drawn schedules:
+sim/conform/explore.py.
 """
 
 from __future__ import annotations
