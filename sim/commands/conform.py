@@ -22,28 +22,43 @@ from sim.limits import MAX_WORKERS
               help="Run only this fault (repeatable; default: all five).")  # fmt: skip
 @click.option("-j", "--jobs", type=click.IntRange(1, MAX_WORKERS), default=1, show_default=True,
               help="Run this many faults at a time (each with its own feed and workers).")  # fmt: skip
+@click.option("--runs", type=click.IntRange(1, 10), default=None,
+              help="Run each fault this many times (default 1; 3 with --explore); a figure that differs "
+                   "between runs is reported as varying.")  # fmt: skip
+@click.option("--explore", type=click.IntRange(1, 1000), default=None, metavar="N",
+              help="Draw N fault schedules at random and run each on the engine (--runs times, 3 by default); "
+                   "disagreements are shrunk and saved into --out (default: conform-explore).")  # fmt: skip
+@click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=0, show_default=True, help="The seed of --explore's draw.")
+@click.option("--schedule", type=click.Path(path_type=Path, dir_okay=False, exists=True), default=None, metavar="FILE",
+              help="Run the schedule of a scenario file (one --explore saved) on the engine.")  # fmt: skip
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document (with each fault's seconds).")
 @click.option("--out", type=click.Path(path_type=Path), callback=folder_value, metavar="DIR",
               help="Write conformance.md and conformance.json (no timings) into DIR.")  # fmt: skip
 def conform(
-    engine: str | None, every: bool, faults: tuple[str, ...], jobs: int, as_json: bool, out: Path | None
+    engine: str | None, every: bool, faults: tuple[str, ...], jobs: int, runs: int | None, explore: int | None,
+    seed: int, schedule: Path | None, as_json: bool, out: Path | None,
 ) -> int:
     """Run the worked example on a real engine (real worker processes, real signals) with the
     faults crash, zombie, lost answer (with and without a key) and crash with the report
-    changed; show each observed figure beside sim's prediction. Exit 1 on a mismatch that is
-    not a behaviour the model is known not to capture."""
+    changed; show each observed figure beside sim's prediction. Exit 1 on a mismatch: a value
+    that is neither the prediction nor one a behaviour the model does not capture explains."""
     if every == (engine is not None):
         raise click.UsageError(f"name one engine ({', '.join(ENGINES)}) or give --all")
     names = list(ENGINES) if every else [engine or ""]
     for name in names:
         require(ENGINES[name])
+    if explore is not None or schedule is not None:
+        if every or faults or (explore is not None and schedule is not None):
+            raise click.UsageError("--explore and --schedule take one engine, without --all, --fault or each other")
+        return scheduled(names[0], explore, seed, schedule, runs, jobs, as_json, out)
+    runs = runs or 1
     if out is not None:
         prepare_out(out)
         for name in ("conformance.md", "conformance.json"):
             refuse_special(out / name)
     docs = []
     for name in names:
-        doc = run_conform(name, only=faults, jobs=jobs)
+        doc = run_conform(name, only=faults, jobs=jobs, runs=runs)
         docs.append(doc)
         if not as_json:
             click.echo(text(doc))
@@ -54,3 +69,21 @@ def conform(
         write_out(out / "conformance.json", report_json(docs))
         click.echo(f"wrote {out / 'conformance.md'} and {out / 'conformance.json'}", err=as_json)
     return 0 if all(d["ok"] for d in docs) else 1
+
+
+def scheduled(engine: str, explore: int | None, seed: int, schedule: Path | None, runs: int | None, jobs: int,
+              as_json: bool, out: Path | None) -> int:  # fmt: skip
+    """`--explore N` or `--schedule FILE`: drawn schedules (or a saved one) on the engine."""
+    from sim.conform.explore import explore as run_explore, replay, text as explore_text
+
+    folder = out if out is not None else Path("conform-explore")
+    prepare_out(folder)
+    if explore is not None:
+        doc = run_explore(engine, explore, seed, folder, runs=runs or 3, jobs=jobs)
+    else:
+        doc = replay(engine, schedule or Path(), folder, runs=runs or 1)
+    if as_json:
+        emit_json(doc)
+    else:
+        click.echo(explore_text(doc))
+    return 0 if doc["ok"] else 1

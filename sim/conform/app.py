@@ -19,7 +19,8 @@ The work folder holds:
   result a workflow body obtained: which execution, which step, who computed it),
   `accepted` (one row per acceptance), `ended` (each execution's return value), `cut` (an
   execution whose run the engine closed while it awaited a step: Restate's server closing
-  the attempt's stream);
+  the attempt's stream: the SDK's own exception types), `failed` (an exception of the
+  application's code instead);
 - `feed.port`: the loopback port of the feed process (sim/conform/feed.py);
 - `plan.json`: the barriers: {execution: point}; at that point the worker writes
   `held-EXECUTION` and waits for `go-EXECUTION`;
@@ -54,6 +55,9 @@ CORRECTED_SECTION_2 = "Section 2: revenue was 4.7 million."
 #: soon a barrier that has been reached is seen)
 POLL = 0.005
 
+#: the environment variable that perturbs the application (`App.perturb`)
+PERTURB = "SIM_CONFORM_PERTURB"
+
 #: an HTTP client that never goes through a proxy (the feed is on the loopback interface)
 LOOPBACK = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 
@@ -63,6 +67,7 @@ CREATE TABLE IF NOT EXISTS got (seq INTEGER PRIMARY KEY AUTOINCREMENT, execution
 CREATE TABLE IF NOT EXISTS accepted (seq INTEGER PRIMARY KEY AUTOINCREMENT, execution TEXT, digest TEXT, revenue TEXT);
 CREATE TABLE IF NOT EXISTS ended (seq INTEGER PRIMARY KEY AUTOINCREMENT, execution TEXT, result TEXT);
 CREATE TABLE IF NOT EXISTS cut (seq INTEGER PRIMARY KEY AUTOINCREMENT, execution TEXT, step TEXT, why TEXT);
+CREATE TABLE IF NOT EXISTS failed (seq INTEGER PRIMARY KEY AUTOINCREMENT, execution TEXT, step TEXT, why TEXT);
 """
 
 
@@ -114,12 +119,21 @@ class App:
     def __init__(self, workdir: Path, execution: str, keyed: bool) -> None:
         self.workdir = workdir
         self.execution = execution
-        self.keyed = keyed
+        #: a perturbation of the application, for testing the harness (never set by `sim
+        #: conform`): `SIM_CONFORM_PERTURB` holds comma-separated words, `no-key` (the post
+        #: carries no key) and `inline:sN` (step sN runs in the workflow body itself, not as a
+        #: step of the engine, so the engine never records it)
+        self.perturb = set(filter(None, os.environ.get(PERTURB, "").split(",")))
+        self.keyed = keyed and "no-key" not in self.perturb
         plan = workdir / "plan.json"
         self.plan: dict[str, str] = json.loads(plan.read_text()) if plan.exists() else {}
         #: called on each poll while the execution is held at a barrier (Temporal: the held
         #: activity heartbeats, so that the server knows its worker is alive while it waits)
         self.waiting: Any = None
+
+    def inline(self, n: int) -> bool:
+        """Step s<n> is perturbed to run inline, in the workflow body, never journaled."""
+        return f"inline:s{n}" in self.perturb
 
     # -- barriers -----------------------------------------------------------------------
     def point(self, name: str) -> None:
@@ -164,10 +178,11 @@ class App:
         return {"accepted": digest["id"], "by": self.execution}
 
     def post(self, digest: dict[str, Any]) -> dict[str, Any]:
-        """Announce the digest on the feed; the key, if any, is the workflow id + the step id."""
+        """Announce the digest on the feed; the key, if any, is the workflow id + the step id + the
+        digest's id (the model's per-operation key: built from the digest and the announce operation)."""
         port = int((self.workdir / "feed.port").read_text())
         body = {"text": f"digest {digest['id']}: revenue {digest['revenue']} million",
-                "key": f"{WORKFLOW_ID}/post" if self.keyed else None}  # fmt: skip
+                "key": f"{WORKFLOW_ID}/post/{digest['id']}" if self.keyed else None}  # fmt: skip
         request = urllib.request.Request(
             f"http://127.0.0.1:{port}/post", data=json.dumps(body).encode(), method="POST",
             headers={"Content-Type": "application/json"},
@@ -175,12 +190,17 @@ class App:
         with LOOPBACK.open(request, timeout=30) as response:
             answer: dict[str, Any] = json.loads(response.read())
         self.point("after-post")
-        return answer
+        return {**answer, "by": self.execution}
 
     def cut(self, step: str, why: str) -> None:
         """The engine closed this execution's run of the workflow while it awaited `step`: the
         step's result, if this execution computed it, was never written to the engine's store."""
         record(self.workdir, "INSERT INTO cut (execution, step, why) VALUES (?, ?, ?)", self.execution, step, why)
+
+    def failed(self, step: str, why: str) -> None:
+        """The application's own code raised while this execution ran or awaited `step` (an
+        error of the application, not the engine closing the run: never read as a cut)."""
+        record(self.workdir, "INSERT INTO failed (execution, step, why) VALUES (?, ?, ?)", self.execution, step, why)
 
     def ended(self, result: Any) -> None:
         record(self.workdir, "INSERT INTO ended (execution, result) VALUES (?, ?)",
@@ -216,7 +236,7 @@ def run_langgraph(app: App, resume: bool) -> Any:
     def digest_workflow(report: str) -> dict[str, Any]:
         parts = []
         for n in range(1, SECTIONS + 1):
-            part = summarise(n).result()
+            part = app.summarise(n) if app.inline(n) else summarise(n).result()
             app.got(part)
             parts.append(part)
         digest = assemble(parts).result()
@@ -255,7 +275,7 @@ def run_dbos(app: App, resume: bool) -> Any:
     def digest_workflow(report: str) -> dict[str, Any]:
         parts = []
         for n in range(1, SECTIONS + 1):
-            part = summarise(n)
+            part = app.summarise(n) if app.inline(n) else summarise(n)
             app.got(part)
             parts.append(part)
         digest = assemble(parts)
@@ -311,7 +331,10 @@ class TemporalDigest:
         app, options = self.app, self.options
         parts = []
         for n in range(1, SECTIONS + 1):
-            part = await workflow.execute_activity("summarise", n, **options)
+            if app.inline(n):
+                part = app.summarise(n)
+            else:
+                part = await workflow.execute_activity("summarise", n, **options)
             if part["step"] not in self.recorded:
                 self.recorded.add(part["step"])
                 app.got(part)
@@ -411,9 +434,8 @@ def run_restate(app: App, resume: bool) -> Any:
     sends it the invocation's attempts and journals each ctx.run result. w1 registers the
     endpoint as the deployment and submits the workflow; w2 (the restarted worker: the harness
     points the deployment at it) only serves. Either one then waits for the workflow's result
-    at the ingress and stops serving. The workflow body records its own end (`ended`) as it
-    returns, in whichever execution ran it to its end: a process that merely waited for the
-    result records nothing."""
+    at the ingress and stops serving; that result is what the process returns (`ended`), as a
+    Temporal worker's process returns the workflow's result."""
     import asyncio
     import socket
 
@@ -438,7 +460,10 @@ def restate_workflow(app: App) -> Any:
             parts = []
             for n in range(1, SECTIONS + 1):
                 step = f"s{n}"
-                part = await ctx.run_typed(step, app.summarise, restate.RunOptions(), n)
+                if app.inline(n):
+                    part = app.summarise(n)
+                else:
+                    part = await ctx.run_typed(step, app.summarise, restate.RunOptions(), n)
                 app.got(part)
                 parts.append(part)
             step = "assemble"
@@ -449,18 +474,29 @@ def restate_workflow(app: App) -> Any:
             answer = await ctx.run_typed(step, app.post, restate.RunOptions(), digest)
         except BaseException as error:
             # the SDK ends the body when the server has closed this attempt's stream
-            # (DisconnectedException): the step being awaited was never journaled from here
-            app.cut(step, type(error).__name__)
+            # (DisconnectedException, or its own SuspendedException): the step being awaited was
+            # never journaled from here; any other exception is the application's, not a cut
+            if restate_closed(error):
+                app.cut(step, type(error).__name__)
+            else:
+                app.failed(step, type(error).__name__)
             raise
-        result = {"digest": digest["id"], "accepted_by": verdict["by"], "post": answer}
-        app.ended(result)
-        return result
+        return {"digest": digest["id"], "accepted_by": verdict["by"], "post": answer}
 
     # the SDK reads the handler's types from its annotations: give it objects, not this module's
     # postponed strings (`restate` is imported in this function only)
     run.__annotations__ = {"ctx": restate.WorkflowContext, "report": str, "return": dict}
     digest_workflow.main()(run)
     return digest_workflow
+
+
+def restate_closed(error: BaseException) -> bool:
+    """The exception is the SDK's word that the server closed this attempt (its stream gone, or
+    the attempt suspended): the engine ended the body, not the application."""
+    from restate.exceptions import SdkInternalBaseException
+    from restate.server_context import DisconnectedException
+
+    return isinstance(error, (SdkInternalBaseException, DisconnectedException))
 
 
 async def serve_restate(app: App, workflow: Any, listener: Any, resume: bool) -> Any:
@@ -523,8 +559,6 @@ def listening(port: int) -> bool:
 
 
 RUNNERS = {"langgraph": run_langgraph, "dbos": run_dbos, "temporal": run_temporal, "restate": run_restate}
-#: the engines whose workflow body records its own end (the process only waits for a result)
-ENDS_IN_WORKFLOW = ("restate",)
 
 
 def main(argv: list[str]) -> int:
@@ -532,8 +566,8 @@ def main(argv: list[str]) -> int:
     logging.basicConfig(level=logging.WARNING)
     app = App(Path(workdir), execution, keyed == "1")
     result = RUNNERS[engine](app, mode == "resume")
-    if engine not in ENDS_IN_WORKFLOW:
-        app.ended(result)
+    # every engine's end is read the same way: what the worker process's run returned
+    app.ended(result)
     return 0
 
 

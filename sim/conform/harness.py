@@ -21,8 +21,12 @@ lands exactly there:
 
 Every process the harness starts is killed by its pid when the run ends (`Processes`):
 SIGKILL ends a stopped process too. The observed figures are read from the harness's own
-store and the feed; the prediction is `sim`'s run of the fault's scenario file under the
-engine's switches (sim/conform/engines.py).
+store, the feed and the engine's own record (the steps it holds at w1's barrier; its history
+of the run, sim/conform/history.py); the prediction is `sim`'s run of the fault's scenario
+file under the engine's switches (sim/conform/engines.py). A row is a match, explained by a
+behaviour whose predicate holds for its value, or a MISMATCH (`verdict`); a fault run several
+times reports a figure that differed as varying (`merge`). Drawn schedules:
+sim/conform/explore.py.
 """
 
 from __future__ import annotations
@@ -40,13 +44,14 @@ import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from sim.conform import app
+from sim.conform import app, history
 from sim.conform.engines import ENGINES, Engine
+from sim.conform.observed import Observed
 from sim.errors import SimError
 from sim.files import pid_alive
 from sim.outcome import Outcome
@@ -62,6 +67,12 @@ HERE = Path(__file__).resolve().parent
 DEADLINE = 180.0
 #: how often a barrier is polled, in seconds
 POLL = 0.01
+#: how long after w1 reached its barrier the engine's record of the steps before it may take
+#: to appear, in seconds (LangGraph writes a task's result from a background thread). A guard,
+#: not a timing the run relies on: a step still unrecorded past it is one the engine never
+#: recorded (a step run inline, outside the engine), which is a finding (the row "steps
+#: recorded at w1's barrier", a mismatch), not a run that could not be made
+RECORD_GRACE = 20.0
 
 
 class ConformError(SimError):
@@ -93,7 +104,7 @@ FAULTS: tuple[Fault, ...] = (
           "after-call:s3", "stop", keyed=False),
     Fault("lost-answer", 3, "conform-lost-answer",
           "SIGKILL w1 after the feed applied its post, before the step's result is recorded; w2 resumes; "
-          "key: workflow id + step id", "after-post", "kill"),
+          "key: workflow id + step id + digest id", "after-post", "kill"),
     Fault("lost-answer-keyless", 3, "conform-lost-answer-keyless",
           "as lost-answer, with no key", "after-post", "kill", keyed=False),
     Fault("crash-changed", 4, "conform-crash-changed",
@@ -112,14 +123,15 @@ ZOMBIE_END = {
 ENDS = tuple(ZOMBIE_END)
 
 FIGURES = (
+    "steps recorded at w1's barrier",
     "model calls by execution",
-    "model calls",
     "steps restored",
     "zombie write",
     "zombie's end",
     "acceptances",
     "posts applied",
     "newsletter quotes",
+    "engine's history",
 )
 
 
@@ -212,17 +224,22 @@ class Processes:
         return " | ".join(lines[-3:])[-400:]
 
 
-def wait_until(what: str, done: Callable[[], bool], procs: Processes, watch: tuple[str, ...]) -> None:
-    """Poll `done` until it holds; a watched process that ends first, or the deadline, fails the run."""
-    deadline = time.monotonic() + DEADLINE
+def wait_until(what: str, done: Callable[[], bool], procs: Processes, watch: tuple[str, ...],
+               within: float = DEADLINE, required: bool = True) -> bool:  # fmt: skip
+    """Poll `done` until it holds; a watched process that ends first fails the run, and so does
+    the deadline (`within` seconds) unless the wait is not `required` (then: False)."""
+    deadline = time.monotonic() + within
     while not done():
         for label in watch:
             proc = procs.started[label]
             if proc.poll() is not None:
                 raise ConformError(f"{label} ended (exit {proc.returncode}) before {what}: {procs.log_tail(label)}")
         if time.monotonic() > deadline:
-            raise ConformError(f"no {what} within {DEADLINE:.0f} s")
+            if not required:
+                return False
+            raise ConformError(f"no {what} within {within:.0f} s")
         time.sleep(POLL)
+    return True
 
 
 def finish(procs: Processes, label: str) -> None:
@@ -243,6 +260,12 @@ def steps_before(point: str) -> int:
     return app.SECTIONS + 2
 
 
+def reads_record(engine: Engine) -> bool:
+    """The harness reads the engine's record of the steps at w1's barrier (an engine with a
+    store in the run folder, or a server that answers `recorded`)."""
+    return bool(engine.store) or hasattr(server_of(engine), "recorded")
+
+
 def recorded(engine: Engine, workdir: Path) -> int:
     """The step results the engine's store holds for the workflow (0 before it exists)."""
     server = server_of(engine)
@@ -261,6 +284,22 @@ def recorded(engine: Engine, workdir: Path) -> int:
         db.close()
 
 
+def record_at_barrier(engine: Engine, fault: Fault, workdir: Path, procs: Processes) -> int | None:
+    """The steps the engine has recorded once w1 is held at its barrier: all those before it,
+    waited for (the steps have returned; LangGraph writes a task's result from a background
+    thread, and a kill right after a task returned could otherwise lose it, which is not the
+    fault this run injects), or, past RECORD_GRACE, the count it holds then (a step the engine
+    never recorded: a finding the report shows as a mismatch). None for an engine whose record
+    is not read here (Temporal's server records an activity's result before it schedules the
+    next)."""
+    if not reads_record(engine):
+        return None
+    before = steps_before(fault.hold)
+    wait_until(f"the engine's record of the {before} steps before w1's barrier",
+               lambda: recorded(engine, workdir) >= before, procs, ("w1", "feed"), RECORD_GRACE, required=False)  # fmt: skip
+    return min(recorded(engine, workdir), before)
+
+
 def stopped(pid: int) -> bool:
     """The process is in the stopped state (`T` in /proc/PID/stat)."""
     with open(f"/proc/{pid}/stat") as handle:
@@ -268,17 +307,6 @@ def stopped(pid: int) -> bool:
 
 
 # -- one fault on one engine ------------------------------------------------------------------
-@dataclass(frozen=True, slots=True)
-class Observed:
-    calls_by_execution: tuple[int, ...]
-    restored: int
-    zombie_write: str
-    zombie_end: str | None
-    acceptances: tuple[tuple[str, str], ...]
-    posts: int
-    newsletter: str | None
-
-
 def latest_acceptance(workdir: Path) -> str | None:
     found = app.rows(workdir, "SELECT revenue FROM accepted ORDER BY seq DESC LIMIT 1")
     return found[0][0] if found else None
@@ -335,16 +363,18 @@ def observe(engine: Engine, fault: Fault, workdir: Path, on_start: Callable[[lis
             server.start(workdir, procs)
             if on_start is not None:
                 on_start(procs.pids())
-        newsletter, posts = drive(engine, fault, workdir, procs, on_start)
+        newsletter, posts, at_barrier = drive(engine, fault, workdir, procs, on_start)
+        found = history.read(engine.name, workdir, server_of(engine))  # while the engine's server runs
     finally:
         procs.close()
-    return read_figures(fault, workdir, newsletter, posts)
+    return replace(read_figures(fault, workdir, newsletter, posts), recorded_at_barrier=at_barrier,
+                   history=None if found is None else tuple(found.items()))  # fmt: skip
 
 
 def drive(engine: Engine, fault: Fault, workdir: Path, procs: Processes,
-          on_start: Callable[[list[int]], None] | None) -> tuple[str | None, int]:  # fmt: skip
-    """Start the feed and the workers, signal at the barriers; the newsletter's quote and the
-    feed's post count."""
+          on_start: Callable[[list[int]], None] | None) -> tuple[str | None, int, int | None]:  # fmt: skip
+    """Start the feed and the workers, signal at the barriers; the newsletter's quote, the
+    feed's post count and the steps the engine had recorded at w1's barrier."""
 
     def worker(label: str, mode: str) -> None:
         procs.start(label, [str(HERE / "app.py"), engine.name, str(workdir), label, mode, "1" if fault.keyed else "0"])
@@ -368,10 +398,7 @@ def drive(engine: Engine, fault: Fault, workdir: Path, procs: Processes,
     # (LangGraph writes a task's result from a background thread: a kill right after a task
     # returned could otherwise lose it, which is not the fault this run injects)
     # (an engine with no store here, a server, has recorded each step before it hands out the next)
-    before = steps_before(fault.hold)
-    if engine.store or hasattr(server, "recorded"):
-        wait_until(f"the engine's record of the {before} steps before w1's barrier",
-                   lambda: recorded(engine, workdir) >= before, procs, ("w1", "feed"))  # fmt: skip
+    at_barrier = record_at_barrier(engine, fault, workdir, procs)
     if standby:
         # w1 is held and w2 idle, so no worker computes: the report's correction, then the
         # takeover, and only then the signal; no attempt after it reaches w1
@@ -395,7 +422,7 @@ def drive(engine: Engine, fault: Fault, workdir: Path, procs: Processes,
     if fault.action == "stop":
         os.kill(w1.pid, signal.SIGCONT)
         finish(procs, "w1")
-    return newsletter, feed_posts(workdir)
+    return newsletter, feed_posts(workdir), at_barrier
 
 
 def read_figures(fault: Fault, workdir: Path, newsletter: str | None, posts: int) -> Observed:
@@ -403,27 +430,10 @@ def read_figures(fault: Fault, workdir: Path, newsletter: str | None, posts: int
     executions = ("w1", "w2")
     calls = dict(app.rows(workdir, "SELECT execution, COUNT(*) FROM calls GROUP BY execution"))
     restored = app.rows(workdir, "SELECT COUNT(*) FROM got WHERE execution != computed_by")[0][0]
-    zombie_write = "none"
-    zombie_end = None
+    zombie_write = zombie_end = None
     if fault.action == "stop":
-        # the zombie's write landed if the engine took its held step's result (its own: a body
-        # that obtains the step as another execution computed it was not its write) and its
-        # workflow went on; it reached no store at all if the engine had closed the zombie's run
-        # under it before it was continued (a `cut` at the held step: Restate's server closed
-        # the attempt's stream, the only way a step's result reaches the journal); else the
-        # store refused it
-        held_step = fault.hold.split(":")[1]
-        landed = app.rows(workdir, "SELECT COUNT(*) FROM got WHERE execution = 'w1' AND step = ? AND computed_by = 'w1'",
-                          held_step)[0][0]  # fmt: skip
-        cut = app.rows(workdir, "SELECT COUNT(*) FROM cut WHERE execution = 'w1' AND step = ?", held_step)[0][0]
-        zombie_write = "landed" if landed else "none" if cut else "rejected"
-        own = {e: json.loads(r)["digest"] for e, r in app.rows(workdir, "SELECT execution, result FROM ended")}
-        if "w1" not in own:
-            zombie_end = "stops"
-        elif own["w1"] == "d@w1":
-            zombie_end = "runs on to its own result"
-        else:
-            zombie_end = "returns the owner's result"
+        zombie_write = read_zombie_write(workdir, fault.hold.split(":")[1])
+        zombie_end = read_end(workdir, "w1")
     acceptances = tuple(app.rows(workdir, "SELECT execution, revenue FROM accepted ORDER BY seq"))
     return Observed(
         calls_by_execution=tuple(calls.get(e, 0) for e in executions),
@@ -436,21 +446,54 @@ def read_figures(fault: Fault, workdir: Path, newsletter: str | None, posts: int
     )
 
 
+def read_zombie_write(workdir: Path, held_step: str) -> str:
+    """The zombie's held step's write: `landed` if the engine took its result (its own: a body
+    that obtains the step as another execution computed it was not its write) and its workflow
+    went on; `none` if the engine had closed the zombie's run under it before it was continued
+    (a `cut`: the SDK's own exception, Restate's server closing the attempt's stream, the only
+    way a step's result reaches the journal), so its result reached no store; `error: TYPE` if
+    the application's own code raised there (never read as a cut, never a match); else
+    `rejected` (the engine's store refused it)."""
+    landed = app.rows(workdir, "SELECT COUNT(*) FROM got WHERE execution = 'w1' AND step = ? AND computed_by = 'w1'",
+                      held_step)[0][0]  # fmt: skip
+    if landed:
+        return "landed"
+    failed = app.rows(workdir, "SELECT why FROM failed WHERE execution = 'w1' ORDER BY seq")
+    if failed:
+        return f"error: {failed[0][0]}"
+    cut = app.rows(workdir, "SELECT COUNT(*) FROM cut WHERE execution = 'w1' AND step = ?", held_step)[0][0]
+    return "none" if cut else "rejected"
+
+
+def read_end(workdir: Path, execution: str) -> str:
+    """An execution's end, read the same way on every engine: what its process's run returned
+    (`ended`): its own digest, another execution's, or nothing."""
+    own = {e: json.loads(r)["digest"] for e, r in app.rows(workdir, "SELECT execution, result FROM ended")}
+    if execution not in own:
+        return "stops"
+    return "runs on to its own result" if own[execution] == f"d@{execution}" else "returns the owner's result"
+
+
 # -- the prediction ------------------------------------------------------------------------
 def predict(engine: Engine, fault: Fault) -> Observed:
-    """`sim`'s run of the fault's scenario under the engine's switches, in the observed figures' terms."""
+    """`sim`'s run of the fault's scenario under the engine's switches, in the observed figures'
+    terms; the steps recorded at w1's barrier are every step before it (each step's result is
+    recorded as it returns: checkpoints=per-step), where the engine's record is read."""
     scenario = load(fault.scenario).with_switches(engine.switches)
     trace, result = run_scenario(scenario)
-    return from_model(trace, result, zombie=fault.action == "stop")
+    recorded_before = steps_before(fault.hold) if reads_record(engine) else None
+    mapped = tuple(history.from_trace(trace).items()) if engine.name in history.MAPPINGS else None
+    return replace(from_model(trace, result, zombie=fault.action == "stop"), recorded_at_barrier=recorded_before,
+                   history=mapped)  # fmt: skip
 
 
 def from_model(trace: Trace, result: Outcome, zombie: bool) -> Observed:
     acceptances = tuple(
         (f"w{e.detail['producer']}", revenue(e.detail["built_from"][1])) for e in trace.events if e.kind is Kind.ACCEPTED
     )
-    zombie_write = "landed" if result.stale_writes_applied else "rejected" if result.stale_writes_rejected else "none"
-    zombie_end = None
+    zombie_write = zombie_end = None
     if zombie:
+        zombie_write = "landed" if result.stale_writes_applied else "rejected" if result.stale_writes_rejected else "none"
         ends = [e.kind for e in trace.events if e.attempt == 1 and e.kind in ENDS]
         zombie_end = ZOMBIE_END[ends[-1]] if ends else "stops"
     return Observed(
@@ -465,81 +508,145 @@ def from_model(trace: Trace, result: Outcome, zombie: bool) -> Observed:
 
 
 def figures(o: Observed) -> dict[str, str]:
-    """The figures as the report shows them (and compares them)."""
+    """The figures as the report shows them (and compares them); a figure the fault cannot
+    exercise (the zombie's, where no worker is stopped; the record at the barrier, where it is
+    not read) is left out."""
     out = {
+        "steps recorded at w1's barrier": None if o.recorded_at_barrier is None else str(o.recorded_at_barrier),
         "model calls by execution": " ".join(map(str, o.calls_by_execution)),
-        "model calls": str(sum(o.calls_by_execution)),
         "steps restored": str(o.restored),
         "zombie write": o.zombie_write,
-        "zombie's end": o.zombie_end or "",
+        "zombie's end": o.zombie_end,
         "acceptances": ", ".join(f"{who} quoting {figure}" for who, figure in o.acceptances) or "none",
         "posts applied": str(o.posts),
         "newsletter quotes": o.newsletter or "nothing",
+        "engine's history": None if o.history is None else history.render(dict(o.history)),
     }
-    if o.zombie_end is None:
-        del out["zombie's end"]
-    return out
+    return {k: v for k, v in out.items() if v is not None}
+
+
+def kind(fault: Fault) -> str:
+    """The fault's kind, as engines list the behaviours that may explain its rows: w1 killed
+    in a step ("kill"), stopped in a step ("stop"), or killed after the feed answered its post
+    ("kill after the post")."""
+    if fault.action == "stop":
+        return "stop"
+    return "kill after the post" if fault.hold == "after-post" else "kill"
+
+
+def verdict(engine: Engine, fault: Fault, figure: str, observed: Observed, predicted: Observed) -> dict[str, str]:
+    """One row: a match, explained by a behaviour the engine lists for the fault whose
+    predicate holds for this value, or a MISMATCH."""
+    seen, want = figures(observed).get(figure, ""), figures(predicted).get(figure, "")
+    row = {"figure": figure, "observed": seen, "predicted": want}
+    if seen == want:
+        row["verdict"] = "match"
+        return row
+    for behaviour in engine.explains.get(kind(fault), ()):
+        if behaviour.explains(figure, observed, predicted):
+            row["verdict"] = "explained"
+            row["behaviour"] = behaviour.name
+            return row
+    row["verdict"] = "MISMATCH"
+    if figure == "engine's history" and observed.history is not None and predicted.history is not None:
+        row["difference"] = history.first_difference(dict(observed.history), dict(predicted.history)) or ""
+    return row
 
 
 def compare(engine: Engine, fault: Fault, observed: Observed, predicted: Observed) -> list[dict[str, str]]:
-    seen, want = figures(observed), figures(predicted)
-    rows = []
-    for figure in FIGURES:
-        if figure not in seen:
+    shown = figures(observed).keys() | figures(predicted).keys()
+    return [verdict(engine, fault, figure, observed, predicted) for figure in FIGURES if figure in shown]
+
+
+def merge(engine: Engine, fault: Fault, observations: list[Observed], predicted: Observed) -> list[dict[str, Any]]:
+    """The rows of a fault run several times: a figure that was the same in every run is that
+    run's row; one that varied is `varying`, with each run's value (never counted as a match):
+    a MISMATCH if any value is one, else explained by the behaviours that explain its values."""
+    per_run = [compare(engine, fault, o, predicted) for o in observations]
+    rows: list[dict[str, Any]] = []
+    for n, row in enumerate(per_run[0]):
+        same = [run[n] for run in per_run]
+        values = [r["observed"] for r in same]
+        if len(set(values)) == 1:
+            rows.append(row)
             continue
-        row = {"figure": figure, "observed": seen[figure], "predicted": want[figure]}
-        if seen[figure] == want[figure]:
-            row["verdict"] = "match"
-        elif (fault.name, figure) in engine.uncaptured:
-            row["verdict"] = "not captured"
-            row["behaviour"] = engine.uncaptured[(fault.name, figure)].name
-        else:
-            row["verdict"] = "MISMATCH"
-        rows.append(row)
+        verdicts = {r["verdict"] for r in same}
+        behaviours = sorted({r["behaviour"] for r in same if "behaviour" in r})
+        varied: dict[str, Any] = {"figure": row["figure"], "observed": "varying: " + "; ".join(values),
+                                  "predicted": row["predicted"], "values": values,
+                                  "verdict": "MISMATCH" if "MISMATCH" in verdicts else "varying"}  # fmt: skip
+        if behaviours:
+            varied["behaviour"] = ", ".join(behaviours)
+        rows.append(varied)
     return rows
 
 
-def run_fault(engine: Engine, fault: Fault, on_start: Callable[[list[int]], None] | None) -> dict[str, Any]:
+def keep_record(workdir: Path, keep: Path) -> None:
+    """Copy a run's records into `keep`: the engine's store and the harness's (SQLite files,
+    Temporal's database) and each process's log."""
+    keep.mkdir(parents=True, exist_ok=True)
+    for path in sorted(workdir.iterdir()):
+        if path.is_file() and path.suffix in (".sqlite", ".db", ".log", ".json"):
+            shutil.copyfile(path, keep / path.name)
+
+
+def run_fault(engine: Engine, fault: Fault, on_start: Callable[[list[int]], None] | None,
+              runs: int = 1, keep: Path | None = None) -> dict[str, Any]:  # fmt: skip
+    """Run `fault` on `engine` `runs` times (each in a fresh folder) and compare the figures;
+    with `keep`, each run's records are copied into `keep/run-N`."""
     predicted = predict(engine, fault)
     began = time.monotonic()
-    with run_folder() as workdir:
-        observed = observe(engine, fault, workdir, on_start)
+    observations = []
+    for n in range(runs):
+        with run_folder() as workdir:
+            observations.append(observe(engine, fault, workdir, on_start))
+            if keep is not None:
+                keep_record(workdir, keep / f"run-{n + 1}")
     return {
         "fault": fault.name,
         "number": fault.number,
         "scenario": fault.scenario,
         "how": fault.how,
-        "rows": compare(engine, fault, observed, predicted),
+        "runs": runs,
+        "rows": merge(engine, fault, observations, predicted),
         "seconds": round(time.monotonic() - began, 1),
     }
 
 
+#: the verdicts a row can have, as the summary counts them
+VERDICTS = ("match", "explained", "varying", "MISMATCH")
+
+
 def conform(engine_name: str, only: tuple[str, ...] = (), jobs: int = 1,
-            on_start: Callable[[list[int]], None] | None = None) -> dict[str, Any]:  # fmt: skip
-    """Run every fault (or those named in `only`) on the engine, `jobs` faults at a time (each
-    in its own folder, with its own feed and workers); the document `sim conform --json` prints."""
+            on_start: Callable[[list[int]], None] | None = None, runs: int = 1) -> dict[str, Any]:  # fmt: skip
+    """Run every fault (or those named in `only`) on the engine `runs` times, `jobs` faults at a
+    time (each in its own folder, with its own feed and workers); the document `sim conform
+    --json` prints."""
     engine = ENGINES[engine_name]
     require(engine)
     chosen = [fault for fault in FAULTS if not only or fault.name in only]
     results: list[dict[str, Any]]
     if jobs <= 1:  # in this thread, so that an interrupt reaches the run and its teardown at once
-        results = [run_fault(engine, f, on_start) for f in chosen]
+        results = [run_fault(engine, f, on_start, runs) for f in chosen]
     else:
         with ThreadPoolExecutor(max_workers=jobs) as pool:
-            results = list(pool.map(lambda f: run_fault(engine, f, on_start), chosen))
+            results = list(pool.map(lambda f: run_fault(engine, f, on_start, runs), chosen))
     rows = [row for result in results for row in result["rows"]]
-    used = {row.get("behaviour") for row in rows}
-    counts = {v: sum(1 for r in rows if r["verdict"] == v) for v in ("match", "not captured", "MISMATCH")}
+    used = {name for row in rows for name in row.get("behaviour", "").split(", ") if name}
+    behaviours = {b.name: b for bs in engine.explains.values() for b in bs if b.name in used}
+    counts = {v: sum(1 for r in rows if r["verdict"] == v) for v in VERDICTS}
     return {
         "engine": engine.name,
         "title": engine.title,
         "versions": versions(engine),
         "switches": engine.switches,
         "reasons": list(engine.reasons),
+        "runs": runs,
         "faults": results,
-        "behaviours": {b.name: b.text for b in engine.uncaptured.values() if b.name in used},
-        "summary": {"rows": len(rows), "match": counts["match"], "not_captured": counts["not captured"],
-                    "mismatch": counts["MISMATCH"]},  # fmt: skip
+        "behaviours": {name: b.text for name, b in behaviours.items()},
+        "predicates": {name: {figure: words for figure, (_, words) in b.allows.items()} for name, b in behaviours.items()},
+        "summary": {"rows": len(rows), "match": counts["match"], "explained": counts["explained"],
+                    "varying": counts["varying"], "mismatch": counts["MISMATCH"]},  # fmt: skip
         "ok": counts["MISMATCH"] == 0,
     }
 

@@ -15,8 +15,12 @@ HEAD = ("figure", "observed", "sim predicts", "verdict")
 
 
 def verdict(row: dict[str, str]) -> str:
-    if row["verdict"] == "not captured":
-        return f"not captured by the model: {row['behaviour']}"
+    if row["verdict"] == "explained":
+        return f"explained by {row['behaviour']}"
+    if row["verdict"] == "varying":
+        return "varying" + (f", explained by {row['behaviour']}" if row.get("behaviour") else "")
+    if row.get("difference"):
+        return f"{row['verdict']} (first difference: {row['difference']})"
     return row["verdict"]
 
 
@@ -28,8 +32,21 @@ def _table(rows: list[dict[str, str]], indent: str) -> list[str]:
 
 def summary_line(doc: dict[str, Any]) -> str:
     s = doc["summary"]
-    return (f"{s['rows']} rows: {s['match']} match, {s['not_captured']} not captured by the model, "
+    runs = doc.get("runs", 1)
+    each = f" (each fault run {runs} times)" if runs > 1 else ""
+    return (f"{s['rows']} rows{each}: {s['match']} match, {s['explained']} explained by a behaviour the model "
+            f"does not capture, {s['varying']} varying, "
             f"{s['mismatch']} mismatch{'es' if s['mismatch'] != 1 else ''}")  # fmt: skip
+
+
+def _behaviours(doc: dict[str, Any], bullet: str, end: str) -> list[str]:
+    """Each behaviour the rows name: what the engine does, and the values it explains."""
+    lines = []
+    for name, words in doc["behaviours"].items():
+        lines.append(f"{bullet}{name}: {words}{end}")
+        for figure, allows in doc.get("predicates", {}).get(name, {}).items():
+            lines.append(f"{' ' * len(bullet)}  explains {figure} only where: {allows}{end}")
+    return lines
 
 
 def text(doc: dict[str, Any]) -> str:
@@ -43,10 +60,15 @@ def text(doc: dict[str, Any]) -> str:
         lines += ["", f"fault {fault['number']}, {fault['fault']} (scenarios/{fault['scenario']}.toml): {fault['how']}"]
         lines += _table(fault["rows"], "  ")
     if doc["behaviours"]:
-        lines += ["", "not captured by the model:"]
-        lines += [f"  {name}: {words}" for name, words in doc["behaviours"].items()]
+        lines += ["", "behaviours the model does not capture:"]
+        lines += _behaviours(doc, "  ", "")
     lines += ["", f"{doc['engine']}: {summary_line(doc)}" + ("" if doc["ok"] else " (FAILED)")]
     return "\n".join(lines) + "\n"
+
+
+def runs_option(docs: list[dict[str, Any]]) -> str:
+    runs = max((doc.get("runs", 1) for doc in docs), default=1)
+    return f" --runs {runs}" if runs > 1 else ""
 
 
 def markdown(docs: list[dict[str, Any]]) -> str:
@@ -54,10 +76,11 @@ def markdown(docs: list[dict[str, Any]]) -> str:
     lines = [
         "# Conformance: the worked example on real engines",
         "",
-        "Written by `sim conform --all --out reports` (docs/conform.md says how the harness works).",
+        f"Written by `sim conform --all{runs_option(docs)} --out reports` (docs/conform.md says how the harness works).",
         "Each fault is run on the real engine with real processes and signals, and `sim` runs the",
         "fault's scenario file (`scenarios/conform-*.toml`) under the engine's switches; a row is a",
-        "match, a mismatch, or a behaviour the model does not capture (named below each table).",
+        "match, explained by a behaviour the model does not capture (named below each table, with",
+        "the values it explains), varying (its value differed between runs of the fault), or a mismatch.",
     ]
     for doc in docs:
         lines += ["", f"## {doc['engine']}: {doc['title']}", ""]
@@ -71,8 +94,8 @@ def markdown(docs: list[dict[str, Any]]) -> str:
                 name = f"{fault['number']}. {fault['fault']}" if n == 0 else ""
                 lines.append(f"| {name} | {row['figure']} | {row['observed']} | {row['predicted']} | {verdict(row)} |")
         if doc["behaviours"]:
-            lines += ["", "Not captured by the model:", ""]
-            lines += [f"- **{name}**: {words}." for name, words in doc["behaviours"].items()]
+            lines += ["", "Behaviours the model does not capture (a row is explained by one only where its predicate holds):", ""]
+            lines += _behaviours(doc, "- ", ".")
         lines += ["", f"Summary: {summary_line(doc)}."]
     return "\n".join(lines) + "\n"
 

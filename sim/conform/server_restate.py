@@ -249,3 +249,18 @@ def recorded(workdir: Path) -> int:
         return 0
     rows = query(workdir, RECORDED)
     return int(rows[0]["n"]) if rows else 0
+
+
+#: the step results of the workflow's journal (`Notification: Run` entries), in journal order
+RESULTS = RECORDED.replace("SELECT COUNT(*) AS n", "SELECT j.index AS n, j.entry_json AS entry") + " ORDER BY j.index"
+
+
+def results(workdir: Path) -> list[dict[str, Any]]:
+    """The value of each step result the server journaled for the workflow, in journal order
+    (each entry's `Success` bytes: the SDK's JSON of the step's return value)."""
+    out = []
+    for row in sorted(query(workdir, RESULTS), key=lambda r: int(r["n"])):
+        run = json.loads(row["entry"])["Notification"]["Completion"]["Run"]["result"]
+        if "Success" in run:
+            out.append(json.loads(bytes(run["Success"])))
+    return out

@@ -21,8 +21,9 @@ import sysconfig
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
+from sim.conform.app import WORKFLOW_ID
 from sim.conform.ports import LOOPBACK, accepts, free_port
 from sim.errors import SimError
 
@@ -122,3 +123,21 @@ def start(workdir: Path, procs: Processes) -> None:
     tmp = workdir / "temporal.address.tmp"
     tmp.write_text(address + "\n")
     tmp.rename(workdir / "temporal.address")
+
+
+def results(workdir: Path) -> list[dict[str, Any]]:
+    """The results of the workflow's completed activities, in the order of its event history."""
+    import asyncio
+    import json
+
+    from temporalio.client import Client
+
+    address = (workdir / "temporal.address").read_text().strip()
+
+    async def fetch() -> list[dict[str, Any]]:
+        client = await Client.connect(address)
+        events = (await client.get_workflow_handle(WORKFLOW_ID).fetch_history()).events
+        return [json.loads(e.activity_task_completed_event_attributes.result.payloads[0].data)
+                for e in events if e.HasField("activity_task_completed_event_attributes")]  # fmt: skip
+
+    return asyncio.run(fetch())

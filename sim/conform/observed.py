@@ -1,0 +1,37 @@
+"""The figures of one conformance run, observed on an engine or predicted by `sim`, in one shape.
+
+Both sides of a comparison are an `Observed`: the harness reads one from the engine's run
+(sim/conform/harness.py `read_figures`) and makes one from `sim`'s run of the fault's scenario
+(`from_model`); an engine behaviour the model does not capture is a predicate over the pair
+(sim/conform/engines.py `Behaviour`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Observed:
+    #: the model calls of each execution, w1 first (the model's attempt #n is execution wn)
+    calls_by_execution: tuple[int, ...]
+    #: section results a workflow body obtained that another execution computed
+    restored: int
+    #: the zombie's held step's write: "landed", "rejected" or "none" (it reached no store);
+    #: None where the fault has no zombie (the row is not shown)
+    zombie_write: str | None
+    #: the zombie's end: "stops", "runs on to its own result" or "returns the owner's result";
+    #: None where the fault has no zombie
+    zombie_end: str | None
+    #: (execution, the revenue figure its digest quotes), in order
+    acceptances: tuple[tuple[str, str], ...]
+    posts: int
+    newsletter: str | None
+    #: the steps the engine had recorded when w1 reached its barrier, and how many came
+    #: before it; None where the engine's record is not read at the barrier (a server that
+    #: records a step before it hands out the next)
+    recorded_at_barrier: int | None = None
+    #: the engine's own history of the run, mapped onto sim's writes (sim/conform/history.py):
+    #: (step, the executions whose result was recorded, in order) per step; None where the
+    #: engine's history is not read
+    history: tuple[tuple[str, tuple[str, ...]], ...] | None = None
