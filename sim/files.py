@@ -201,9 +201,10 @@ def _refuse_special_at(folder: int, name: str, where: Path) -> None:
         mode = os.stat(name, dir_fd=folder, follow_symlinks=False).st_mode
     except FileNotFoundError:
         return
-    if not replaceable(mode):
-        raise OutError(f"{where / name}: {kind_of(mode)} is there; sim writes only over a regular file "
-                       "(or a symlink, which it replaces), so it leaves it alone")  # fmt: skip
+    if not replaceable(mode):  # an OSError: each writer's caller names its option and the file
+        raise OSError(errno.EISDIR if stat.S_ISDIR(mode) else errno.EPERM,
+                      f"{kind_of(mode)} is there; sim writes only over a regular file (or a symlink, which it "
+                      "replaces), so it leaves it alone", str(where / name))  # fmt: skip
 
 
 def write_out(path: Path, data: str | bytes, option: str = "--out") -> Path:

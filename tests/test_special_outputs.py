@@ -150,13 +150,15 @@ def test_a_special_file_where_the_output_folder_goes_is_refused_and_kept(
 
 def test_the_writer_itself_refuses_what_a_command_did_not_check(tmp_path: Path) -> None:
     """The last guard: the writer, at the moment it writes, refuses a FIFO at a target."""
-    from sim.files import OutError, atomic_write
+    from sim.files import OutError, atomic_write, write_out
 
     fifo = tmp_path / "x.txt"
     os.mkfifo(fifo)
     before = fingerprint(fifo)
-    with pytest.raises(OutError, match="named pipe"):
+    with pytest.raises(OSError, match="named pipe"):
         atomic_write(fifo, "data")
+    with pytest.raises(OutError, match=r"^--html .*: cannot write x\.txt \(a named pipe \(FIFO\) is there"):
+        write_out(fifo, "data", option="--html")
     assert fingerprint(fifo) == before and os.listdir(tmp_path) == ["x.txt"]
 
 

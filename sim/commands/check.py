@@ -128,12 +128,11 @@ def check(max_faults: int, horizon: int, faults: str, sets: tuple[str, ...], pro
     guess = checker.estimate(configs, bound, 1 if scheduler else workers)
     gate_long_work(f"sim check of {bound.max_faults} fault(s) by t{bound.horizon} on {len(configs)} row(s)",
                    guess.seconds, yes)  # fmt: skip
-    click.echo(f"sim check: estimated {duration_words(guess.seconds)} "
-               + f"(about {guess.transitions:,} transitions"
-               + ("" if guess.exact else f", scaled from a sample of {guess.sample[0]} fault(s) by t{guess.sample[1]}")
-               + f"); memory bound {megabytes(max_memory)}", err=True)  # fmt: skip
+    said = (f"sim check: estimated {duration_words(guess.seconds)} (about {guess.transitions:,} transitions"
+            + ("" if guess.exact else f", scaled from a sample of {guess.sample[0]} fault(s) by t{guess.sample[1]}")
+            + f"); memory bound {megabytes(max_memory)}")  # fmt: skip
     started = time.perf_counter()
-    results = _search(configs, bound, workers, scheduler, split, max_memory, merge)
+    results = _search(configs, bound, workers, scheduler, split, max_memory, merge, said)
     if isinstance(results, _Stopped):
         return _stopped(results, bound, notes, as_json, time.perf_counter() - started, workers)
     seconds = time.perf_counter() - started
@@ -168,10 +167,12 @@ class _Stopped:
 
 
 def _search(configs: list[checker.Config], bound: checker.CheckBound, workers: int, scheduler: str | None,
-            split: int, max_memory: int, merge: str) -> list[checker.Result] | _Stopped:  # fmt: skip
-    """The check's results, or how it stopped early."""
+            split: int, max_memory: int, merge: str, said: str) -> list[checker.Result] | _Stopped:  # fmt: skip
+    """The check's results, or how it stopped early. `said` (the estimate) is the first line on
+    stderr once the workers are up (a failure to start them is bad input: one line alone)."""
     try:
         with _progress(enabled=sys.stderr.isatty()) as progress, _executor(workers, scheduler) as (executor, used):
+            click.echo(said, err=True)
             return checker.check(configs, bound, executor=executor, workers=used, split=split, progress=progress,
                                  max_memory=max_memory, merge=merge)  # fmt: skip
     except (checker.Interrupted, checker.OutOfMemory) as stop:
