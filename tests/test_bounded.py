@@ -33,7 +33,10 @@ def test_the_estimate_is_the_first_line_and_exact_when_the_sample_is_the_bound(c
     assert main(["check", "-k", "2", "-t", "8", "-p", "all", "--set", "checkpoints=per-step", "-j", "1",
                  "--json", "--out", str(tmp_path)]) == 0  # fmt: skip
     out, err = capsys.readouterr()
-    first = err.splitlines()[0]
+    lines = err.splitlines()
+    said = [lines[0], *[line for line in lines[1:3] if line.startswith("    ")]]  # the estimate, wrapped
+    assert all(len(line) <= 80 for line in said), said
+    first = " ".join(line.strip() for line in said)
     import json
 
     transitions = json.loads(out)["results"][0]["transitions"]

@@ -172,7 +172,7 @@ def _search(configs: list[checker.Config], bound: checker.CheckBound, workers: i
     stderr once the workers are up (a failure to start them is bad input: one line alone)."""
     try:
         with _progress(enabled=sys.stderr.isatty()) as progress, _executor(workers, scheduler) as (executor, used):
-            click.echo(said, err=True)
+            click.echo(textwrap.fill(said, width=80, subsequent_indent="    "), err=True)  # 80 columns
             return checker.check(configs, bound, executor=executor, workers=used, split=split, progress=progress,
                                  max_memory=max_memory, merge=merge)  # fmt: skip
     except (checker.Interrupted, checker.OutOfMemory) as stop:
