@@ -39,6 +39,8 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from sim.limits import usable_cpus as cores  # the CPUs this process may use, not the machine's
+
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = Path("/usr/bin/chromium")
 #: the hog's body: a loop that keeps one core busy until it is killed
@@ -58,11 +60,6 @@ class Run:
     load_before: float = 0.0
     load_after: float = 0.0
     failures: list[str] = field(default_factory=list)
-
-
-def cores() -> int:
-    """How many CPUs this process may run on (not how many the machine has)."""
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
 @contextmanager

@@ -280,10 +280,6 @@ def prepare_folder(out: Path, option: str = "--out") -> Path:
 # -- leftovers --------------------------------------------------------------------------------------
 def pid_alive(pid: int) -> bool:
     """Whether a process with this pid is alive (this process is; someone else's counts)."""
-    return _alive(pid)
-
-
-def _alive(pid: int) -> bool:
     if pid == os.getpid():
         return True
     try:
@@ -349,7 +345,7 @@ def _clean_one(folder: int, name: str, now: float) -> bool:
     if match is None:  # the older writer's: no pid
         if age < STALE_SECONDS:
             return False
-    elif _alive(int(match.group(1))) and age < STALE_SECONDS:
+    elif pid_alive(int(match.group(1))) and age < STALE_SECONDS:
         return False
     if match is not None and match.group(2) in ("new", "old"):
         target = match.group(3) or ""

@@ -21,17 +21,12 @@ from contextlib import contextmanager
 from typing import Any
 
 from sim.errors import SimError
-from sim.limits import CPUS, MAX_WORKERS, usable_cpus
+from sim.limits import CPUS, MAX_WORKERS
 _PR_SET_PDEATHSIG = 1
 
 
 class WorkerError(SimError):
     """Worker processes that could not be started or died (one line, exit 2)."""
-
-
-def cpus() -> int:
-    """The CPUs this process may use."""
-    return usable_cpus()
 
 
 def die_with_parent(parent: int) -> None:
@@ -87,4 +82,4 @@ def pool(workers: int, option: str = "--workers") -> Iterator[ProcessPoolExecuto
     executor.shutdown(wait=True)
 
 
-__all__ = ["CPUS", "MAX_WORKERS", "WorkerError", "cpus", "die_with_parent", "pool"]
+__all__ = ["CPUS", "MAX_WORKERS", "WorkerError", "die_with_parent", "pool"]

@@ -734,8 +734,8 @@ def cpu_seconds() -> float:
     """CPU seconds used so far by this process and its waited-for children."""
     import resource
 
-    own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    return own.ru_utime + own.ru_stime + children_cpu_seconds()
 
 
 def children_cpu_seconds() -> float:

@@ -39,7 +39,8 @@ from sim.scenario import parse
 from sim.search import MERGES
 from sim.switches import FAULT_SWITCHES, Checkpoints
 from sim.memory import default_limit, megabytes, parse_size
-from sim.workers import MAX_WORKERS, cpus, pool
+from sim.limits import usable_cpus
+from sim.workers import MAX_WORKERS, pool
 
 DEFAULT_OUT = Path("reports/counterexamples/check")
 
@@ -121,7 +122,7 @@ def check(max_faults: int, horizon: int, faults: str, sets: tuple[str, ...], pro
     modes = [base.checkpoints] if "checkpoints" in values else list(Checkpoints)
     configs = checker.configurations(base, protections, modes)
     notes = note_inert([run_of(c.switches, bound.kinds) for c in configs], ENUMERATED)
-    workers = workers or min(cpus(), MAX_WORKERS)
+    workers = workers or min(usable_cpus(), MAX_WORKERS)
     target = prepare_folder(out)  # fail on a bad --out before the work
     written = checker.file_names(configs)  # and on a folder, FIFO, device or socket where a file goes
     refuse_special_in(target, lambda name: name in written)
@@ -133,7 +134,7 @@ def check(max_faults: int, horizon: int, faults: str, sets: tuple[str, ...], pro
             + f"); memory bound {megabytes(max_memory)}")  # fmt: skip
     started = time.perf_counter()
     results = _search(configs, bound, workers, scheduler, split, max_memory, merge, said)
-    if isinstance(results, _Stopped):
+    if isinstance(results, (checker.Interrupted, checker.OutOfMemory)):
         return _stopped(results, bound, notes, as_json, time.perf_counter() - started, workers)
     seconds = time.perf_counter() - started
     files: dict[tuple[str, str, str], Path] = {}
@@ -158,12 +159,8 @@ def check(max_faults: int, horizon: int, faults: str, sets: tuple[str, ...], pro
     return 1 if all_on_broken else 0
 
 
-class _Stopped:
-    """A check that stopped before its end: Ctrl-C (exit 130) or the memory bound (exit 3)."""
-
-    def __init__(self, stop: checker.Interrupted | checker.OutOfMemory) -> None:
-        self.stop = stop
-        self.workers = 1
+#: a check that stopped before its end: Ctrl-C (exit 130) or the memory bound (exit 3)
+_Stopped = checker.Interrupted | checker.OutOfMemory
 
 
 def _search(configs: list[checker.Config], bound: checker.CheckBound, workers: int, scheduler: str | None,
@@ -176,14 +173,13 @@ def _search(configs: list[checker.Config], bound: checker.CheckBound, workers: i
             return checker.check(configs, bound, executor=executor, workers=used, split=split, progress=progress,
                                  max_memory=max_memory, merge=merge)  # fmt: skip
     except (checker.Interrupted, checker.OutOfMemory) as stop:
-        return _Stopped(stop)
+        return stop
 
 
-def _stopped(stopped: _Stopped, bound: checker.CheckBound, notes: list[str], as_json: bool, seconds: float,
+def _stopped(stop: _Stopped, bound: checker.CheckBound, notes: list[str], as_json: bool, seconds: float,
              workers: int) -> int:  # fmt: skip
     """The table so far, rows with work left marked "not exhaustive", no files written; exit
     130 after Ctrl-C, 3 at the memory bound."""
-    stop = stopped.stop
     why = "interrupted" if isinstance(stop, checker.Interrupted) else (
         f"stopped at the memory bound: {megabytes(stop.held)} held against --max-memory {megabytes(stop.bound)}")
     note = (f"{why}: not exhaustive: {stop.done:,} of {stop.total:,} units of work searched "

@@ -15,11 +15,13 @@ each record type, one function per field that is not dropped, built once from th
 declarations; a record's form is the tuple of their values, in field order. The irregular
 forms (`FORMS`) are the ones a declaration names, each with its reason at the field:
 
-- `silence`: a running silent attempt's silence, how long ago, capped at the heartbeat
+- `silence`: a running silent attempt's silence, how long ago (a crashed one's counted from
+  its last heartbeat heard), capped at the heartbeat
   limit (uncapped while a controller outage counts, and with `retries`); otherwise only
   whether it is silent;
-- `window`: an open unheard window as (how long unheard, capped the same way; ticks until
-  heard again), a closed one as none;
+- `window`: an unheard window as (how long unheard, capped the same way; ticks until heard
+  again, 0 once past), while it covers a tick to come or the last heartbeat of a silence
+  (the count then runs from its start); otherwise none;
 - `results`: an attempt's parts without their result ids, and with zombie=from-memory
   whether it has called the model (result ids are dropped, so this is kept apart);
 - `accepted`: a verdict as whether it accepted;
