@@ -40,6 +40,7 @@ import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
+from types import FrameType
 
 from sim.errors import SimError
 
@@ -65,16 +66,24 @@ class OutError(SimError):
 def interrupts_held() -> Iterator[None]:
     """Hold Ctrl-C (SIGINT) back while the block runs, and deliver it after: a file written
     and the record that it was written happen together or not at all, so a program that
-    stops on Ctrl-C never leaves a file its report does not list. Outside the main thread
-    (where Python takes no signal) it holds nothing."""
+    stops on Ctrl-C never leaves a file its report does not list. The signal's Python handler
+    is swapped for one that only notes it (a process-directed signal may reach any thread,
+    but its Python handler runs in the main thread, so masking one thread would not hold it);
+    the old handler is put back and called after the block. Outside the main thread (where
+    Python takes no signal and sets no handler) it holds nothing."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    caught: list[tuple[int, FrameType | None]] = []
+    old = signal.signal(signal.SIGINT, lambda signum, frame: caught.append((signum, frame)))
     try:
         yield
     finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+        signal.signal(signal.SIGINT, old)
+        if caught and callable(old):
+            old(*caught[0])  # the default handler raises KeyboardInterrupt here
+        elif caught and old == signal.SIG_DFL:
+            raise KeyboardInterrupt
 
 
 def temp_name(kind: str, name: str = "") -> str:
