@@ -19,19 +19,22 @@ from typing import Any
 import pytest
 
 from sim.cli import main
-from sim.conform import explore, harness
+from sim.conform import explore, harness, schedule
 from sim.conform.engines import ENGINES, SERVERLESS
-from sim.conform.explore import Schedule
 from sim.conform.harness import FAULTS
+from sim.conform.schedule import Schedule
+from sim.run import run_scenario
+from sim.trace import Kind
 from conftest import children_of, live
 
 FIXED = {
-    "crash": Schedule("kill", "after-call:s3", True, False),
-    "zombie": Schedule("stop", "after-call:s3", False, False),
-    "lost-answer": Schedule("kill", "after-post", True, False),
-    "lost-answer-keyless": Schedule("kill", "after-post", False, False),
-    "crash-changed": Schedule("kill", "after-call:s3", True, True),
+    "crash": "kill-w1-s3",
+    "zombie": "stop-w1-s3-keyless",
+    "lost-answer": "kill-w1-after-send",
+    "lost-answer-keyless": "kill-w1-after-send-keyless",
+    "crash-changed": "kill-w1-s3-changed",
 }
+SCENARIOS = harness.HERE.parent.parent / "scenarios"
 
 
 @pytest.mark.parametrize("engine", list(ENGINES))
@@ -39,56 +42,122 @@ def test_the_five_faults_are_schedules_the_draw_can_make(engine: str, tmp_path: 
     """Each fixed fault written as a drawn schedule's scenario file gives sim's prediction for
     the fault's own scenario file, and reads back as the same schedule."""
     for fault in FAULTS:
-        schedule = FIXED[fault.name]
-        drawn = explore.fault_of(schedule, tmp_path)
+        s = Schedule.from_name(FIXED[fault.name])
+        assert fault.schedule == s
+        drawn = explore.fault_of(s, ENGINES[engine], tmp_path)
         assert harness.predict(ENGINES[engine], drawn) == harness.predict(ENGINES[engine], fault)
-        assert explore.from_file(Path(drawn.scenario)) == schedule
-        assert explore.from_file(harness.HERE.parent.parent / "scenarios" / f"{fault.scenario}.toml") == schedule
-        assert harness.kind(drawn) == harness.kind(fault)
+        assert explore.from_file(Path(drawn.scenario), ENGINES[engine]) == s
+        assert explore.from_file(SCENARIOS / f"{fault.scenario}.toml", ENGINES[engine]) == s
+        assert harness.kinds(drawn) == harness.kinds(fault)
 
 
 def test_the_draw_is_seeded_and_covers_every_kind() -> None:
-    one = [explore.draw(random.Random(7)) for _ in range(1)]
-    assert one == [explore.draw(random.Random(7))]
-    many = {explore.draw(random.Random(seed)) for seed in range(200)}
-    assert {s.action for s in many} == {"kill", "stop"}
-    assert {s.hold for s in many} == {"after-call:s1", "after-call:s2", "after-call:s3", "after-call:s4", "after-post"}
-    assert {s.keyed for s in many} == {True, False} and {s.change for s in many} == {True, False}
+    switches = ENGINES["dbos"].switches
+    assert schedule.draw(random.Random(7), switches) == schedule.draw(random.Random(7), switches)
+    many = {schedule.draw(random.Random(seed), switches) for seed in range(300)}
+    hits = [h for s in many for h in s.hits]
+    assert {h.action for h in hits} == {"kill", "stop", "change", "wake"}
+    assert {h.point for h in hits} == set(schedule.points_in_order())
+    assert {s.keyed for s in many} == {True, False} and {h.change for h in hits} == {True, False}
+    assert {sum(h.action != "wake" for h in s.hits) for s in many} == {1, 2, 3}
+    assert {h.worker for h in hits} >= {1, 2, 3}
+    # the article's case 1: a poster paused between its intent and its send
+    assert any(h.action == "stop" and h.point == "after-intent" for h in hits)
+    for s in many:
+        assert s.invalid() is None and Schedule.from_name(s.name) == s
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_a_drawn_schedule_places_every_fault_in_sims_run(seed: int) -> None:
+    """Each hit becomes a fault of sim's run at the barrier's action: a kill or stop at a section
+    step or inside assemble a silence of that worker's attempt in the tick it computes that
+    step or writes its candidate; a kill in the post a poster death; a stop after the intent a
+    poster pause; the newsletter ready when the last worker is done."""
+    switches = ENGINES["langgraph" if seed % 2 else "dbos"].switches
+    s = schedule.draw(random.Random(seed), switches)
+    trace, _ = run_scenario(schedule.scenario_of(s, switches).with_switches(switches))
+    silent = {e.attempt: (e.tick, e.detail["during"]) for e in trace.events if e.kind is Kind.SILENT}
+    computed = {(e.attempt, e.tick): e.detail["step"] for e in trace.events if e.kind is Kind.COMPUTED}
+    died = {e.attempt for e in trace.events if e.kind is Kind.DIED}
+    for h in s.hits:
+        if not h.ends_worker:
+            continue
+        if h.at_post and h.action == "kill":
+            assert h.worker in died, s.name
+            continue
+        tick, during = silent[h.worker]
+        if h.point.startswith("after-call:s"):
+            assert during == "compute" and computed[(h.worker, tick)] == int(h.point[12:]), s.name
+        else:
+            assert during == {"in:assemble": "assemble", "after-intent": "send"}[h.point], s.name
+    finished = [e.attempt for e in trace.events if e.kind is Kind.DONE]
+    assert s.workers in finished, s.name
+
+
+def test_schedule_names_that_spell_no_schedule_are_refused() -> None:
+    for bad in ("kill-w1-s9", "kill-w2-s3", "stop-w1-s2+stop-w2-s3", "kill-w1-after-send-changed",
+                "stop-w1-before-intent", "wake-w2-s3", "change-w1-s3+change-w1-s4", "nonsense"):  # fmt: skip
+        with pytest.raises(schedule.ScheduleTextError):
+            Schedule.from_name(bad)
 
 
 def test_a_disagreement_is_shrunk_and_saved(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """An engine made up to disagree whenever w1 is held in s2 or later: a drawn kill in s4 with
-    the change shrinks to a kill in s2 without it, saved as a scenario file the harness reads
+    """An engine made up to disagree whenever w1 is killed in s2 or later: a drawn schedule of
+    three faults shrinks to w1 killed in s2 alone, saved as a scenario file the harness reads
     back, beside the records of its runs."""
     ran: list[str] = []
+    order = schedule.points_in_order()
 
     def made_up(engine: Any, fault: harness.Fault, on_start: Any, runs: int = 1, keep: Path | None = None) -> dict[str, Any]:
         ran.append(fault.name)
         if keep is not None:
             keep.mkdir(parents=True)
-        bad = fault.hold >= "after-call:s2" and fault.hold != "after-post"
+        first = fault.schedule.hits[0]
+        bad = first.action == "kill" and order.index(first.point) >= 1
         return {"rows": [{"figure": "posts applied", "observed": "2", "predicted": "1",
                           "verdict": "MISMATCH" if bad else "match"}]}  # fmt: skip
 
+    drawn = Schedule.from_name("kill-w1-s4-changed+kill-w2-assemble+kill-w3-after-send")
     monkeypatch.setattr(harness, "run_fault", made_up)
     monkeypatch.setattr(harness, "require", lambda engine: None)
-    monkeypatch.setattr(explore, "draw", lambda rng: Schedule("kill", "after-call:s4", True, True))
+    monkeypatch.setattr(schedule, "draw", lambda rng, switches: drawn)
     doc = explore.explore("dbos", 1, 0, tmp_path, runs=3)
     (found,) = doc["disagreements"]
-    assert (found["drawn"], found["shrunk"]) == ("kill-after-s4-changed", "kill-after-s2")
-    assert explore.from_file(tmp_path / found["file"]) == Schedule("kill", "after-call:s2", True, False)
+    assert (found["drawn"], found["shrunk"]) == (drawn.name, "kill-w1-s2")
+    assert explore.from_file(tmp_path / found["file"], ENGINES["dbos"]) == Schedule.from_name("kill-w1-s2")
     assert (tmp_path / found["record"]).is_dir()
-    assert not doc["ok"] and doc["kinds"]["kill"]["mismatch"] == 1
-    assert ran[:4] == ["kill-after-s4-changed", "kill-after-s4", "kill-after-s3", "kill-after-s2"]
+    assert not doc["ok"] and doc["kinds"]["kill"]["mismatch"] == 1 and doc["kinds"]["two or more faults"]["mismatch"] == 1
+    assert ran[0] == drawn.name and ran[-1] == "kill-w1-s2"
 
 
 def test_a_schedule_the_harness_cannot_inject_is_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    path = tmp_path / "two.toml"
-    path.write_text((harness.HERE.parent.parent / "scenarios" / "conform-crash.toml").read_text()
-                    .replace("silences = [{attempt = 1, at = 3}]", "silences = [{attempt = 1, at = 3}, {attempt = 2, at = 7}]"))  # fmt: skip
-    assert main(["conform", "dbos", "--schedule", str(path), "--out", str(tmp_path / "out")]) == 2
-    err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "not a schedule the harness can inject" in err
+    crash = (SCENARIOS / "conform-crash.toml").read_text()
+    edited = tmp_path / "edited.toml"  # the faults no longer those its first line names
+    edited.write_text(crash.replace("silences = [{attempt = 1, at = 3}]", "silences = [{attempt = 1, at = 2}]"))
+    unnamed = tmp_path / "unnamed.toml"  # a scenario file with no schedule name
+    unnamed.write_text(crash.split("\n", 1)[1])
+    misnamed = tmp_path / "misnamed.toml"
+    misnamed.write_text(crash.replace("schedule: kill-w1-s3", "schedule: kill-w1-s9"))
+    for path, words in ((edited, "its faults are not those of the schedule"), (unnamed, "not a schedule the harness can inject"),
+                        (misnamed, "not a schedule")):  # fmt: skip
+        assert main(["conform", "dbos", "--schedule", str(path), "--out", str(tmp_path / "out")]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and words in err, err
+
+
+def test_a_worker_that_ends_before_its_barrier_is_a_finding(tmp_path: Path) -> None:
+    """A schedule whose second fault waits for w2 at s1, which w2 restores rather than computes:
+    w2 ends without reaching it; the run goes on and the row "faults injected" is a MISMATCH."""
+    engine = ENGINES["dbos"]
+    if not harness.installed(engine):
+        pytest.skip(f"dbos is not installed: {engine.install}")
+    crash = FAULTS[0]
+    unreachable = harness.Fault("unreachable", 0, crash.scenario, "w2 held at s1, which it restores",
+                                Schedule((*crash.schedule.hits, schedule.Hit(2, "after-call:s1", "kill")), True))  # fmt: skip
+    result = harness.run_fault(engine, unreachable, None)
+    rows = {r["figure"]: r for r in result["rows"]}
+    assert rows["faults injected"]["verdict"] == "MISMATCH"
+    assert rows["faults injected"]["observed"] == "all but one: w2 ended before after-call:s1"
 
 
 def explored(engine: str, count: int, seed: int, runs: int, out: Path, capsys: pytest.CaptureFixture[str]) -> dict[str, Any]:
@@ -101,7 +170,7 @@ def explored(engine: str, count: int, seed: int, runs: int, out: Path, capsys: p
     doc: dict[str, Any] = json.loads(capsys.readouterr().out)
     doc["seconds"] = time.monotonic() - began
     assert children_of(os.getpid()) - before == set(), "processes left running after the exploration"
-    assert sum(k["schedules"] for k in doc["kinds"].values()) == count
+    assert doc["kinds"]["all"]["schedules"] == count
     assert code == (0 if doc["ok"] else 1)
     return doc
 

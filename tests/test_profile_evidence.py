@@ -33,7 +33,7 @@ from typing import Any
 import pytest
 
 from sim.conform.engines import ENGINES
-from sim.conform.harness import FAULTS, figures, from_model
+from sim.conform.harness import FAULTS, figures, context, from_model
 from sim.knobs import KNOBS
 from sim.run import run_scenario
 from sim.scenario import load
@@ -65,7 +65,7 @@ def predicted(settings: Settings) -> Figures:
     out: Figures = {}
     for fault in FAULTS:
         trace, result = run_scenario(load(fault.scenario).with_switches(dict(settings)))
-        for figure, value in figures(from_model(trace, result, zombie=fault.action == "stop")).items():
+        for figure, value in figures(from_model(trace, result, context(fault))).items():
             out[(fault.name, figure)] = value
     return out
 

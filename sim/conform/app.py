@@ -22,8 +22,11 @@ The work folder holds:
   the attempt's stream: the SDK's own exception types), `failed` (an exception of the
   application's code instead);
 - `feed.port`: the loopback port of the feed process (sim/conform/feed.py);
-- `plan.json`: the barriers: {execution: point}; at that point the worker writes
-  `held-EXECUTION` and waits for `go-EXECUTION`;
+- `plan.json`: the barriers: {execution: [point, ...]}; at each of its points the worker
+  writes `held-EXECUTION@POINT` and waits for `go-EXECUTION@POINT` (the points: `after-call:sN`,
+  right after step sN's model call; `in:assemble`, inside the assemble step before it returns;
+  `before-intent`, `after-intent` and `after-send`, the post step's three points: before the
+  application records its intent to post, after it, and after the feed answered the send);
 - `temporal.address` (Temporal only): host:port of the run's Temporal dev server
   (sim/conform/server_temporal.py).
 """
@@ -68,6 +71,8 @@ CREATE TABLE IF NOT EXISTS accepted (seq INTEGER PRIMARY KEY AUTOINCREMENT, exec
 CREATE TABLE IF NOT EXISTS ended (seq INTEGER PRIMARY KEY AUTOINCREMENT, execution TEXT, result TEXT);
 CREATE TABLE IF NOT EXISTS cut (seq INTEGER PRIMARY KEY AUTOINCREMENT, execution TEXT, step TEXT, why TEXT);
 CREATE TABLE IF NOT EXISTS failed (seq INTEGER PRIMARY KEY AUTOINCREMENT, execution TEXT, step TEXT, why TEXT);
+CREATE TABLE IF NOT EXISTS intents (seq INTEGER PRIMARY KEY AUTOINCREMENT, execution TEXT, digest TEXT);
+CREATE TABLE IF NOT EXISTS log (seq INTEGER PRIMARY KEY AUTOINCREMENT, what TEXT, execution TEXT, digest TEXT, detail TEXT);
 """
 
 
@@ -81,8 +86,17 @@ def prepare(workdir: Path) -> None:
 
 
 def change_report(workdir: Path) -> None:
-    """The correction: section 2 gets new content (v1 -> v2)."""
+    """The correction: section 2 gets new content (v1 -> v2), logged (`log`)."""
     (workdir / "report" / "section-2.txt").write_text(CORRECTED_SECTION_2 + "\n", encoding="utf-8")
+    log(workdir, "changed")
+
+
+def log(workdir: Path, what: str, execution: str | None = None, digest: str | None = None, detail: str | None = None) -> None:
+    """One entry of the run's log, in one sequence with every other (sim/conform/invariants.py
+    runs `sim`'s invariant monitors over it): `accepted` (the digest, the figure it quotes),
+    `posted` (the digest, the feed's answer), `changed` (the report corrected), `newsletter`
+    (the digest it read, the figure it quotes)."""
+    record(workdir, "INSERT INTO log (what, execution, digest, detail) VALUES (?, ?, ?, ?)", what, execution, digest, detail)
 
 
 def connect(workdir: Path) -> sqlite3.Connection:
@@ -108,6 +122,12 @@ def rows(workdir: Path, sql: str, *args: Any) -> list[tuple[Any, ...]]:
         db.close()
 
 
+def barrier_file(what: str, execution: str, point: str) -> str:
+    """The name of a barrier's file: `held-w1@after-call:s3` (the worker is there) or
+    `go-w1@after-call:s3` (the harness lets it go on)."""
+    return f"{what}-{execution}@{point}"
+
+
 def revenue(text: str) -> str | None:
     found = re.search(r"revenue was (\d+\.\d+) million", text)
     return found.group(1) if found else None
@@ -126,7 +146,7 @@ class App:
         self.perturb = set(filter(None, os.environ.get(PERTURB, "").split(",")))
         self.keyed = keyed and "no-key" not in self.perturb
         plan = workdir / "plan.json"
-        self.plan: dict[str, str] = json.loads(plan.read_text()) if plan.exists() else {}
+        self.plan: dict[str, list[str]] = json.loads(plan.read_text()) if plan.exists() else {}
         #: called on each poll while the execution is held at a barrier (Temporal: the held
         #: activity heartbeats, so that the server knows its worker is alive while it waits)
         self.waiting: Any = None
@@ -139,13 +159,13 @@ class App:
     def point(self, name: str) -> None:
         """If the plan holds this execution at `name`: say so, and wait for the harness's go
         (a harness that kills the process instead never sends it)."""
-        if self.plan.get(self.execution) != name:
+        if name not in self.plan.get(self.execution, ()):
             return
-        held = self.workdir / f"held-{self.execution}"
-        tmp = held.with_suffix(".tmp")
+        held = self.workdir / barrier_file("held", self.execution, name)
+        tmp = held.with_name(held.name + ".tmp")
         tmp.write_text(f"{os.getpid()} {name}\n")
         tmp.rename(held)
-        go = self.workdir / f"go-{self.execution}"
+        go = self.workdir / barrier_file("go", self.execution, name)
         while not go.exists():
             if self.waiting is not None:
                 self.waiting()
@@ -167,19 +187,27 @@ class App:
                self.execution, result["step"], result["by"])  # fmt: skip
 
     def assemble(self, parts: list[dict[str, Any]]) -> dict[str, Any]:
-        return {"id": f"d@{self.execution}", "parts": [p["id"] for p in parts],
-                "revenue": revenue(parts[1]["summary"])}  # fmt: skip
+        digest = {"id": f"d@{self.execution}", "parts": [p["id"] for p in parts],
+                  "revenue": revenue(parts[1]["summary"])}  # fmt: skip
+        self.point("in:assemble")
+        return digest
 
     def accept(self, digest: dict[str, Any]) -> dict[str, Any]:
         """The acceptance: every complete candidate is accepted (the application checks no
         version: the report is passed by reference), and the acceptance is recorded."""
         record(self.workdir, "INSERT INTO accepted (execution, digest, revenue) VALUES (?, ?, ?)",
                self.execution, digest["id"], digest["revenue"])  # fmt: skip
+        log(self.workdir, "accepted", self.execution, digest["id"], digest["revenue"])
         return {"accepted": digest["id"], "by": self.execution}
 
     def post(self, digest: dict[str, Any]) -> dict[str, Any]:
         """Announce the digest on the feed; the key, if any, is the workflow id + the step id + the
-        digest's id (the model's per-operation key: built from the digest and the announce operation)."""
+        digest's id (the model's per-operation key: built from the digest and the announce operation).
+        Before it sends, the application records its intent to post in its own store (`intents`;
+        not an engine record: the engine's record of the post is the step's result)."""
+        self.point("before-intent")
+        record(self.workdir, "INSERT INTO intents (execution, digest) VALUES (?, ?)", self.execution, digest["id"])
+        self.point("after-intent")
         port = int((self.workdir / "feed.port").read_text())
         body = {"text": f"digest {digest['id']}: revenue {digest['revenue']} million",
                 "key": f"{WORKFLOW_ID}/post/{digest['id']}" if self.keyed else None}  # fmt: skip
@@ -189,7 +217,8 @@ class App:
         )  # fmt: skip
         with LOOPBACK.open(request, timeout=30) as response:
             answer: dict[str, Any] = json.loads(response.read())
-        self.point("after-post")
+        log(self.workdir, "posted", self.execution, digest["id"], answer.get("answer"))
+        self.point("after-send")
         return {**answer, "by": self.execution}
 
     def cut(self, step: str, why: str) -> None:

@@ -56,20 +56,60 @@ class Behaviour:
 
 
 def _replayed_every_section(o: Observed, p: Observed) -> bool:
-    # every section result recorded before the successor resumed is restored: those it did not
-    # compute itself (its model calls)
-    return p.restored == 0 and o.restored == SECTIONS - o.calls_by_execution[-1]
+    # each successor that resumes after the acceptance restores every section result recorded
+    # before it resumed (those it did not compute itself: 4 less its model calls) where sim
+    # predicts none; every other execution restores what sim predicts
+    resumed = {w for w in o.context.after_acceptance}  # wN's successor is index N
+    if not resumed or not _breakdown(o, p):
+        return False
+    return all(
+        (p.restored_by_execution[n] == 0 and o.restored_by_execution[n] == SECTIONS - o.calls_by_execution[n])
+        if n in resumed else o.restored_by_execution[n] == p.restored_by_execution[n]
+        for n in range(len(o.restored_by_execution))
+    )
+
+
+def _breakdown(o: Observed, p: Observed) -> bool:
+    # the restored count by execution adds up to the figure, on both sides, for the same executions
+    return (len(o.restored_by_execution) == len(p.restored_by_execution)
+            and sum(o.restored_by_execution) == o.restored and sum(p.restored_by_execution) == p.restored)  # fmt: skip
 
 
 def _stopped_worker_calls(o: Observed, p: Observed) -> bool:
-    return (len(o.calls_by_execution) == len(p.calls_by_execution)
-            and o.calls_by_execution[0] >= p.calls_by_execution[0]
-            and o.calls_by_execution[1:] == p.calls_by_execution[1:])  # fmt: skip
+    s = o.context.stopped
+    if s is None or len(o.calls_by_execution) != len(p.calls_by_execution):
+        return False
+    others = [n for n in range(len(o.calls_by_execution)) if n != s]
+    return (o.calls_by_execution[s] >= p.calls_by_execution[s]
+            and all(o.calls_by_execution[n] == p.calls_by_execution[n] for n in others))  # fmt: skip
 
 
 def _stopped_worker_restores(o: Observed, p: Observed) -> bool:
-    # the replayed workflow tasks restore at most the sections the other worker computed
-    return p.restored <= o.restored <= p.restored + sum(o.calls_by_execution[1:])
+    # the stopped worker's replayed workflow tasks restore at most the sections the other
+    # workers computed; every other worker restores what sim predicts
+    s = o.context.stopped
+    if s is None or not _breakdown(o, p):
+        return False
+    others = [n for n in range(len(o.restored_by_execution)) if n != s]
+    extra = o.restored_by_execution[s] - p.restored_by_execution[s]
+    return (0 <= extra <= sum(o.calls_by_execution[n] for n in others)
+            and all(o.restored_by_execution[n] == p.restored_by_execution[n] for n in others))  # fmt: skip
+
+
+def _replayed_by_the_workflow_task(o: Observed, p: Observed) -> bool:
+    # Temporal: the worker that runs the workflow task after the post replays the history; a
+    # successor that only ran the post's activity attempt (then was killed) replayed nothing
+    resumed = {w for w in o.context.after_acceptance}
+    last = len(o.restored_by_execution) - 1
+    if not resumed or not _breakdown(o, p) or last not in resumed:
+        return False
+    replayed = [p.restored_by_execution[n] == 0 and o.restored_by_execution[n] == SECTIONS - o.calls_by_execution[n]
+                for n in range(len(o.restored_by_execution))]  # fmt: skip
+    return replayed[last] and all(
+        (replayed[n] or o.restored_by_execution[n] == 0) if n in resumed
+        else o.restored_by_execution[n] == p.restored_by_execution[n]
+        for n in range(last)
+    )
 
 
 REPLAY_ON_RESUME = Behaviour(
@@ -78,9 +118,22 @@ REPLAY_ON_RESUME = Behaviour(
     "restoring every recorded step; the model's reconciling successor goes straight to the post "
     "and restores none",
     {"steps restored": (_replayed_every_section,
-                        "sim predicts 0 restored; observed: every section the successor did not compute "
-                        "(4 less its model calls)")},
+                        "sim predicts 0 restored by a successor that resumes after the acceptance; observed: every "
+                        "section it did not compute (4 less its model calls); every other execution as predicted")},
 )  # fmt: skip
+
+REPLAY_BY_WORKFLOW_TASK = Behaviour(
+    "replay on resume",
+    "a successor that resumes after acceptance replays the workflow's history in its workflow task, "
+    "restoring every recorded step; the model's reconciling successor goes straight to the post and "
+    "restores none. In Temporal the replay is the workflow task's: a successor that only ran an attempt "
+    "of the post's activity before it was killed replayed nothing",
+    {"steps restored": (_replayed_by_the_workflow_task,
+                        "sim predicts 0 restored by a successor that resumes after the acceptance; observed: the "
+                        "last worker restores every section it did not compute (4 less its model calls), each "
+                        "earlier such successor that or none; every other execution as predicted")},
+)  # fmt: skip
+
 
 #: Temporal (docs.temporal.io: encyclopedia/detecting-activity-failures, encyclopedia/workers,
 #: encyclopedia/workflow-execution; the conformance run's history and worker logs)
@@ -96,9 +149,10 @@ HANDED_TO_STOPPED = Behaviour(
     "attempt to whichever open poll it meets, the stopped worker's or the other's, so the count "
     "varies from run to run",
     {"model calls by execution": (_stopped_worker_calls,
-                                  "worker 1's calls at least those predicted, every other worker's as predicted"),
+                                  "the stopped worker's calls at least those predicted, every other worker's as predicted"),
      "steps restored": (_stopped_worker_restores,
-                        "at least those predicted, at most that plus the sections the other workers computed")},
+                        "the stopped worker's at least those predicted, at most that plus the sections the other "
+                        "workers computed; every other worker's as predicted")},
 )  # fmt: skip
 ONE_RESULT = Behaviour(
     "the workflow's one result",
@@ -134,6 +188,47 @@ FIRST_WRITE_WINS = Behaviour(
 )  # fmt: skip
 
 
+#: LangGraph with a stopped worker continued while its successor runs (a drawn pause's delay)
+def _same_acceptances(o: Observed, p: Observed) -> bool:
+    return sorted(o.acceptances) == sorted(p.acceptances)
+
+
+def _an_accepted_figure(o: Observed, p: Observed) -> bool:
+    return o.newsletter in {figure for _, figure in p.acceptances}
+
+
+def _one_writer_each(o: Observed, p: Observed) -> bool:
+    if o.history is None or p.history is None:
+        return False
+    predicted = dict(p.history)
+    return dict(o.history).keys() == predicted.keys() and all(
+        set(bys) <= set(predicted[step]) and (bys or not predicted[step]) for step, bys in o.history
+    )
+
+
+def _same_but_the_dependant(o: Observed, p: Observed) -> bool:
+    if o.invariants is None or p.invariants is None:
+        return False
+    return [v for v in o.invariants if v[0] != "misused-dependant"] == [v for v in p.invariants if v[0] != "misused-dependant"]
+
+
+RACING = Behaviour(
+    "a woken worker races its successor",
+    "a stopped worker continued while its successor is still at work runs at once, at the engine's pace, "
+    "beside the successor: with no fence the two run the remaining steps concurrently, and which of them "
+    "accepts first, which write each step's record keeps and which acceptance the newsletter reads first "
+    "is their race; sim's woken attempt spends a tick on the action it held, so it always runs one tick "
+    "behind its successor. Everything else (each worker's model calls, the posts, the other invariants) "
+    "must be as predicted",
+    {"acceptances": (_same_acceptances, "the same acceptances, in any order"),
+     "newsletter quotes": (_an_accepted_figure, "the figure of one of the acceptances sim predicts"),
+     "engine's history": (_one_writer_each, "each step's records kept from writers sim predicts for it, "
+                                             "at least one where sim predicts one"),
+     "invariants on the run": (_same_but_the_dependant, "every verdict as predicted but misused-dependant's, "
+                                                        "which depends on the acceptance read")},
+)  # fmt: skip
+
+
 @dataclass(frozen=True, slots=True)
 class Engine:
     name: str
@@ -151,7 +246,7 @@ class Engine:
     #: recorded for the workflow (`?` is the workflow id): the harness's barrier waits on it
     store: str = ""
     recorded: str = ""
-    #: a fault's kind (sim/conform/harness.py `kind`: "kill", "stop", "kill after the post") -> the
+    #: a fault's kind (sim/conform/harness.py `kinds`: "kill", "stop", "kill in the post") -> the
     #: behaviours the model does not capture that may explain a difference in its figures
     #: (each only for the values its predicate allows)
     explains: dict[str, tuple[Behaviour, ...]] = field(default_factory=dict)
@@ -178,7 +273,7 @@ class Engine:
 
 
 #: the kind of fault after which a successor resumes a workflow whose steps are all recorded
-LOST_ANSWER: dict[str, tuple[Behaviour, ...]] = {"kill after the post": (REPLAY_ON_RESUME,)}
+LOST_ANSWER: dict[str, tuple[Behaviour, ...]] = {"kill in the post": (REPLAY_ON_RESUME,)}
 
 #: the settings the harness's application decides (per fault scenario), not the engine
 APPLICATION = ("key", "rule")
@@ -202,7 +297,7 @@ ENGINES: dict[str, Engine] = {
         # concerns the checkpoint at the end of a step, not each task's write)
         store="langgraph.sqlite",
         recorded="SELECT COUNT(*) FROM writes WHERE thread_id = ? AND channel = '__return__'",
-        explains={**LOST_ANSWER, "stop": (FIRST_WRITE_WINS,)},
+        explains={**LOST_ANSWER, "stop": (FIRST_WRITE_WINS,), "woken while its successor runs": (RACING,)},
     ),
     "dbos": Engine(
         name="dbos",
@@ -239,7 +334,7 @@ ENGINES: dict[str, Engine] = {
             "checkpoints=per-step: each activity's result is recorded in the workflow's history as it "
             "completes, before the workflow schedules the next",
         ),
-        explains={**LOST_ANSWER, "stop": (HANDED_TO_STOPPED, ONE_RESULT)},
+        explains={"kill in the post": (REPLAY_BY_WORKFLOW_TASK,), "stop": (HANDED_TO_STOPPED, ONE_RESULT)},
         server="sim.conform.server_temporal",
     ),
     "restate": Engine(

@@ -49,9 +49,10 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from sim.conform import app, history
-from sim.conform.engines import ENGINES, Engine
-from sim.conform.observed import Observed
+from sim.conform import app, history, invariants
+from sim.conform.engines import ENGINES, Behaviour, Engine
+from sim.conform.observed import Context, Observed
+from sim.conform.schedule import Hit, Schedule
 from sim.errors import SimError
 from sim.files import pid_alive
 from sim.outcome import Outcome
@@ -82,34 +83,42 @@ class ConformError(SimError):
 @dataclass(frozen=True, slots=True)
 class Fault:
     name: str
-    #: the fault's number in issue 14
+    #: the fault's number in issue 14 (0 for a drawn schedule)
     number: int
     scenario: str
     #: what the harness does, with which signals
     how: str
-    #: the barrier w1 stops at (sim/conform/app.py `App.point`)
-    hold: str
-    #: "kill" (SIGKILL at the barrier) or "stop" (SIGSTOP, then SIGCONT after w2 finished)
-    action: str
-    #: whether the post carries the key workflow id + step id
-    keyed: bool = True
-    #: whether section 2 of the report is corrected before w2 resumes
-    change: bool = False
+    #: the barriers and what the harness does at each (sim/conform/schedule.py)
+    schedule: Schedule
+
+    @property
+    def keyed(self) -> bool:
+        """The post carries the key workflow id + step id + digest id."""
+        return self.schedule.keyed
+
+    @property
+    def hold(self) -> str:
+        """The barrier w1 is first held at (sim/conform/app.py `App.point`)."""
+        return self.schedule.hits[0].point
+
+    @property
+    def stopped(self) -> Hit | None:
+        return self.schedule.stopped
+
+
+def fixed(name: str, number: int, how: str, schedule: str) -> Fault:
+    return Fault(name, number, f"conform-{name}", how, Schedule.from_name(schedule))
 
 
 FAULTS: tuple[Fault, ...] = (
-    Fault("crash", 1, "conform-crash", "SIGKILL w1 after s3's model call; w2 resumes", "after-call:s3", "kill"),
-    Fault("zombie", 2, "conform-zombie",
-          "SIGSTOP w1 after s3's model call; w2 resumes and finishes; SIGCONT w1, which runs to its end",
-          "after-call:s3", "stop", keyed=False),
-    Fault("lost-answer", 3, "conform-lost-answer",
-          "SIGKILL w1 after the feed applied its post, before the step's result is recorded; w2 resumes; "
-          "key: workflow id + step id + digest id", "after-post", "kill"),
-    Fault("lost-answer-keyless", 3, "conform-lost-answer-keyless",
-          "as lost-answer, with no key", "after-post", "kill", keyed=False),
-    Fault("crash-changed", 4, "conform-crash-changed",
-          "SIGKILL w1 after s3's model call; section 2 of the report corrected; w2 resumes",
-          "after-call:s3", "kill", change=True),
+    fixed("crash", 1, "SIGKILL w1 after s3's model call; w2 resumes", "kill-w1-s3"),
+    fixed("zombie", 2, "SIGSTOP w1 after s3's model call; w2 resumes and finishes; SIGCONT w1, which runs to its end",
+          "stop-w1-s3-keyless"),
+    fixed("lost-answer", 3, "SIGKILL w1 after the feed applied its post, before the step's result is recorded; "
+          "w2 resumes; key: workflow id + step id + digest id", "kill-w1-after-send"),
+    fixed("lost-answer-keyless", 3, "as lost-answer, with no key", "kill-w1-after-send-keyless"),
+    fixed("crash-changed", 4, "SIGKILL w1 after s3's model call; section 2 of the report corrected; w2 resumes",
+          "kill-w1-s3-changed"),
 )  # fmt: skip
 
 #: the figures each fault reports, in order
@@ -124,6 +133,7 @@ ENDS = tuple(ZOMBIE_END)
 
 FIGURES = (
     "steps recorded at w1's barrier",
+    "faults injected",
     "model calls by execution",
     "steps restored",
     "zombie write",
@@ -132,6 +142,7 @@ FIGURES = (
     "posts applied",
     "newsletter quotes",
     "engine's history",
+    "invariants on the run",
 )
 
 
@@ -225,14 +236,17 @@ class Processes:
 
 
 def wait_until(what: str, done: Callable[[], bool], procs: Processes, watch: tuple[str, ...],
-               within: float = DEADLINE, required: bool = True) -> bool:  # fmt: skip
-    """Poll `done` until it holds; a watched process that ends first fails the run, and so does
-    the deadline (`within` seconds) unless the wait is not `required` (then: False)."""
+               within: float = DEADLINE, required: bool = True, ends_ok: str = "") -> bool:  # fmt: skip
+    """Poll `done` until it holds; a watched process that ends first fails the run (but the one
+    labelled `ends_ok`, whose end with exit 0 makes this return False), and so does the deadline
+    (`within` seconds) unless the wait is not `required` (then: False)."""
     deadline = time.monotonic() + within
     while not done():
         for label in watch:
             proc = procs.started[label]
             if proc.poll() is not None:
+                if label == ends_ok and proc.returncode == 0 and not done():
+                    return False
                 raise ConformError(f"{label} ended (exit {proc.returncode}) before {what}: {procs.log_tail(label)}")
         if time.monotonic() > deadline:
             if not required:
@@ -254,10 +268,10 @@ def finish(procs: Processes, label: str) -> None:
 
 def steps_before(point: str) -> int:
     """How many steps of the workflow come before a barrier: s1..s(n-1) before `after-call:sn`;
-    s1..s4, assemble and accept before `after-post`."""
+    s1..s4 before `in:assemble`; s1..s4, assemble and accept before the post's points."""
     if point.startswith("after-call:s"):
         return int(point.removeprefix("after-call:s")) - 1
-    return app.SECTIONS + 2
+    return app.SECTIONS if point == "in:assemble" else app.SECTIONS + 2
 
 
 def reads_record(engine: Engine) -> bool:
@@ -284,6 +298,26 @@ def recorded(engine: Engine, workdir: Path) -> int:
         db.close()
 
 
+def steps_recorded(engine: Engine, workdir: Path) -> int:
+    """How many of the workflow's steps the engine's record holds a result for (by anyone)."""
+    server = server_of(engine)
+    if hasattr(server, "recorded"):
+        return int(server.recorded(workdir))
+    found = history.read(engine.name, workdir, server)
+    return sum(1 for bys in (found or {}).values() if bys)
+
+
+def await_record(engine: Engine, point: str, label: str, workdir: Path, procs: Processes) -> None:
+    """Before a later worker is killed or stopped at `point`, the engine's record of every step
+    before it (as at w1's barrier: a step that has returned may still be on its way to the
+    store; waited for up to RECORD_GRACE, then the run goes on)."""
+    if reads_record(engine):
+        before = steps_before(point)
+        wait_until(f"the engine's record of the {before} steps before {label}'s barrier",
+                   lambda: steps_recorded(engine, workdir) >= before, procs, (label, "feed"), RECORD_GRACE,
+                   required=False)  # fmt: skip
+
+
 def record_at_barrier(engine: Engine, fault: Fault, workdir: Path, procs: Processes) -> int | None:
     """The steps the engine has recorded once w1 is held at its barrier: all those before it,
     waited for (the steps have returned; LangGraph writes a task's result from a background
@@ -308,8 +342,10 @@ def stopped(pid: int) -> bool:
 
 # -- one fault on one engine ------------------------------------------------------------------
 def latest_acceptance(workdir: Path) -> str | None:
-    found = app.rows(workdir, "SELECT revenue FROM accepted ORDER BY seq DESC LIMIT 1")
-    return found[0][0] if found else None
+    """The newsletter's read: the figure the latest acceptance quotes (logged, with its digest)."""
+    found = app.rows(workdir, "SELECT digest, revenue FROM accepted ORDER BY seq DESC LIMIT 1")
+    app.log(workdir, "newsletter", None, found[0][0] if found else None, found[0][1] if found else None)
+    return found[0][1] if found else None
 
 
 def feed_posts(workdir: Path) -> int:
@@ -355,7 +391,10 @@ def clean_run_folders(root: Path | None = None) -> list[str]:
 def observe(engine: Engine, fault: Fault, workdir: Path, on_start: Callable[[list[int]], None] | None = None) -> Observed:
     """Run `fault` on `engine` in `workdir` (empty) and read the figures."""
     app.prepare(workdir)
-    (workdir / "plan.json").write_text(json.dumps({"w1": fault.hold}))
+    plan: dict[str, list[str]] = {}
+    for hit in fault.schedule.hits:
+        plan.setdefault(f"w{hit.worker}", []).append(hit.point)
+    (workdir / "plan.json").write_text(json.dumps(plan))
     procs = Processes(workdir)
     try:
         server = server_of(engine)
@@ -363,115 +402,185 @@ def observe(engine: Engine, fault: Fault, workdir: Path, on_start: Callable[[lis
             server.start(workdir, procs)
             if on_start is not None:
                 on_start(procs.pids())
-        newsletter, posts, at_barrier = drive(engine, fault, workdir, procs, on_start)
+        driven = Driven(engine, fault, workdir, procs, on_start)
+        driven.run()
         found = history.read(engine.name, workdir, server_of(engine))  # while the engine's server runs
     finally:
         procs.close()
-    return replace(read_figures(fault, workdir, newsletter, posts), recorded_at_barrier=at_barrier,
-                   history=None if found is None else tuple(found.items()))  # fmt: skip
+    return replace(read_figures(fault, workdir, driven.newsletter, driven.posts), recorded_at_barrier=driven.at_barrier,
+                   unreached=driven.unreached, history=None if found is None else tuple(found.items()),
+                   invariants=invariants.observed(workdir))  # fmt: skip
 
 
-def drive(engine: Engine, fault: Fault, workdir: Path, procs: Processes,
-          on_start: Callable[[list[int]], None] | None) -> tuple[str | None, int, int | None]:  # fmt: skip
-    """Start the feed and the workers, signal at the barriers; the newsletter's quote, the
-    feed's post count and the steps the engine had recorded at w1's barrier."""
+class Unreached(Exception):
+    """A worker ended before the barrier the schedule holds it at (a finding: the engine did not
+    run that step there), not a run that could not be made."""
 
-    def worker(label: str, mode: str) -> None:
-        procs.start(label, [str(HERE / "app.py"), engine.name, str(workdir), label, mode, "1" if fault.keyed else "0"])
-        if on_start is not None:
-            on_start(procs.pids())
 
-    procs.start("feed", [str(HERE / "feed.py"), str(workdir / "feed.sqlite"), str(workdir / "feed.port")])
-    wait_until("the feed's port", (workdir / "feed.port").exists, procs, ("feed",))
-    server = server_of(engine)
-    #: a server that sends every attempt to one deployment address (Restate): the restarted
-    #: worker stands by from the start and the server is pointed at it (`takeover`)
-    standby = hasattr(server, "takeover")
-    worker("w1", "start")
-    if standby:
-        # a server sends each attempt of the invocation to the deployment's address: the
-        # restarted worker w2 is up, idle, from the start (a standby), and the takeover below
-        # points the deployment at it (server_restate.takeover)
-        worker("w2", "resume")
-    wait_until("w1 at its barrier", (workdir / "held-w1").exists, procs, ("w1", "feed"))
-    # the steps before the barrier have returned; wait until the engine has recorded them too
-    # (LangGraph writes a task's result from a background thread: a kill right after a task
-    # returned could otherwise lose it, which is not the fault this run injects)
-    # (an engine with no store here, a server, has recorded each step before it hands out the next)
-    at_barrier = record_at_barrier(engine, fault, workdir, procs)
-    if standby:
-        # w1 is held and w2 idle, so no worker computes: the report's correction, then the
-        # takeover, and only then the signal; no attempt after it reaches w1
-        if fault.change:
-            app.change_report(workdir)
-        server.takeover(workdir, procs)
-    w1 = procs.started["w1"]
-    if fault.action == "stop":
-        os.kill(w1.pid, signal.SIGSTOP)
-        wait_until("w1 stopped", lambda: stopped(w1.pid), procs, ("w1",))
-        (workdir / "go-w1").touch()  # seen only once w1 is continued
-    else:
-        os.kill(w1.pid, signal.SIGKILL)
-        w1.wait()
-    if not standby:
-        if fault.change:
-            app.change_report(workdir)
-        worker("w2", "resume")
-    finish(procs, "w2")
-    newsletter = latest_acceptance(workdir)  # the dependant reads as soon as the workflow has a result
-    if fault.action == "stop":
-        os.kill(w1.pid, signal.SIGCONT)
-        finish(procs, "w1")
-    return newsletter, feed_posts(workdir), at_barrier
+class Driven:
+    """One run of a schedule: the feed and the workers started, each hit done at its barrier
+    (sim/conform/schedule.py), the last worker waited for; then the newsletter's quote, the
+    feed's post count, the steps the engine had recorded at w1's first barrier and the first
+    barrier a worker ended before reaching (None when every fault was injected)."""
+
+    def __init__(self, engine: Engine, fault: Fault, workdir: Path, procs: Processes,
+                 on_start: Callable[[list[int]], None] | None) -> None:  # fmt: skip
+        self.engine, self.fault, self.workdir, self.procs, self.on_start = engine, fault, workdir, procs, on_start
+        self.server = server_of(engine)
+        #: a server that sends every attempt to one deployment address (Restate): the restarted
+        #: worker stands by, idle, before the signal, and the server is pointed at it (`takeover`)
+        self.standby = hasattr(self.server, "takeover")
+        self.newsletter: str | None = None
+        self.posts = 0
+        self.at_barrier: int | None = None
+        self.unreached: str | None = None
+        self.stopped: subprocess.Popen[bytes] | None = None
+        self.continued = False
+
+    def worker(self, label: str, mode: str) -> None:
+        self.procs.start(label, [str(HERE / "app.py"), self.engine.name, str(self.workdir), label, mode,
+                                 "1" if self.fault.keyed else "0"])  # fmt: skip
+        if self.on_start is not None:
+            self.on_start(self.procs.pids())
+
+    def run(self) -> None:
+        self.procs.start("feed", [str(HERE / "feed.py"), str(self.workdir / "feed.sqlite"), str(self.workdir / "feed.port")])
+        wait_until("the feed's port", (self.workdir / "feed.port").exists, self.procs, ("feed",))
+        self.worker("w1", "start")
+        try:
+            for n, hit in enumerate(self.fault.schedule.hits):
+                self.hit(hit, first=n == 0)
+        except Unreached as missed:
+            self.unreached = str(missed)
+        last = f"w{self.fault.schedule.workers}"
+        if last in self.procs.started:
+            finish(self.procs, last)
+        self.newsletter = latest_acceptance(self.workdir)  # the dependant reads as soon as the workflow has a result
+        if self.stopped is not None:
+            if not self.continued:
+                os.kill(self.stopped.pid, signal.SIGCONT)
+            finish(self.procs, next(k for k, p in self.procs.started.items() if p is self.stopped))
+        self.posts = feed_posts(self.workdir)
+
+    def hit(self, hit: Hit, first: bool) -> None:
+        """Wait for the hit's worker at its barrier, then do its action."""
+        label = f"w{hit.worker}"
+        held = self.workdir / app.barrier_file("held", label, hit.point)
+        watch = tuple(x for x in (label, "feed") if x in self.procs.started)
+        if not wait_until(f"{label} at {hit.point}", held.exists, self.procs, watch, ends_ok=label):
+            raise Unreached(f"{label} ended before {hit.point}")
+        if first:
+            # the steps before the barrier have returned; wait until the engine has recorded
+            # them too (LangGraph writes a task's result from a background thread)
+            self.at_barrier = record_at_barrier(self.engine, self.fault, self.workdir, self.procs)
+        elif hit.ends_worker:
+            await_record(self.engine, hit.point, label, self.workdir, self.procs)
+        go = self.workdir / app.barrier_file("go", label, hit.point)
+        successor = f"w{hit.worker + 1}"
+        if hit.ends_worker and self.standby:
+            # the held worker is the only one that computes: the successor stands by, the
+            # report's correction, the takeover, and only then the signal
+            self.worker(successor, "resume")
+        if hit.change:
+            app.change_report(self.workdir)
+        if hit.ends_worker and self.standby:
+            self.server.takeover(self.workdir, self.procs, successor)
+        proc = self.procs.started[label]
+        if hit.action == "kill":
+            os.kill(proc.pid, signal.SIGKILL)
+            proc.wait()
+        elif hit.action == "stop":
+            os.kill(proc.pid, signal.SIGSTOP)
+            wait_until(f"{label} stopped", lambda: stopped(proc.pid), self.procs, (label,))
+            self.stopped = proc
+            go.touch()  # seen only once the worker is continued
+        elif hit.action == "wake":
+            assert self.stopped is not None
+            os.kill(self.stopped.pid, signal.SIGCONT)
+            self.continued = True
+            go.touch()
+        else:
+            go.touch()
+        if hit.ends_worker and not self.standby:
+            self.worker(successor, "resume")
 
 
 def read_figures(fault: Fault, workdir: Path, newsletter: str | None, posts: int) -> Observed:
     """The figures of a finished run, from the harness's store (sim/conform/app.py)."""
-    executions = ("w1", "w2")
+    executions = tuple(f"w{n}" for n in range(1, fault.schedule.workers + 1))
     calls = dict(app.rows(workdir, "SELECT execution, COUNT(*) FROM calls GROUP BY execution"))
-    restored = app.rows(workdir, "SELECT COUNT(*) FROM got WHERE execution != computed_by")[0][0]
+    restored = dict(app.rows(workdir, "SELECT execution, COUNT(*) FROM got WHERE execution != computed_by "
+                                      "GROUP BY execution"))  # fmt: skip
     zombie_write = zombie_end = None
-    if fault.action == "stop":
-        zombie_write = read_zombie_write(workdir, fault.hold.split(":")[1])
-        zombie_end = read_end(workdir, "w1")
+    stop = fault.stopped
+    if stop is not None:
+        zombie_write = read_zombie_write(workdir, f"w{stop.worker}", held_step(stop.point))
+        zombie_end = read_end(workdir, f"w{stop.worker}")
     acceptances = tuple(app.rows(workdir, "SELECT execution, revenue FROM accepted ORDER BY seq"))
     return Observed(
         calls_by_execution=tuple(calls.get(e, 0) for e in executions),
-        restored=restored,
+        restored=sum(restored.values()),
         zombie_write=zombie_write,
         zombie_end=zombie_end,
         acceptances=acceptances,
         posts=posts,
         newsletter=newsletter,
+        restored_by_execution=tuple(restored.get(e, 0) for e in executions),
+        context=context(fault),
     )
 
 
-def read_zombie_write(workdir: Path, held_step: str) -> str:
+def held_step(point: str) -> str:
+    """The step a barrier is inside: sN, assemble, or post."""
+    if point.startswith("after-call:"):
+        return point.removeprefix("after-call:")
+    return "assemble" if point == "in:assemble" else "post"
+
+
+def context(fault: Fault) -> Context:
+    """The schedule's facts a behaviour's predicate reads (the same on both sides)."""
+    stop = fault.stopped
+    after = tuple(h.worker for h in fault.schedule.hits if h.ends_worker and h.at_post)
+    return Context(stopped=None if stop is None else stop.worker - 1, after_acceptance=after)
+
+
+def read_zombie_write(workdir: Path, execution: str, held: str) -> str:
     """The zombie's held step's write: `landed` if the engine took its result (its own: a body
     that obtains the step as another execution computed it was not its write) and its workflow
     went on; `none` if the engine had closed the zombie's run under it before it was continued
     (a `cut`: the SDK's own exception, Restate's server closing the attempt's stream, the only
     way a step's result reaches the journal), so its result reached no store; `error: TYPE` if
     the application's own code raised there (never read as a cut, never a match); else
-    `rejected` (the engine's store refused it)."""
-    landed = app.rows(workdir, "SELECT COUNT(*) FROM got WHERE execution = 'w1' AND step = ? AND computed_by = 'w1'",
-                      held_step)[0][0]  # fmt: skip
+    `rejected` (the engine's store refused it). A step other than a section's (assemble, post)
+    has landed when the zombie's workflow went past it: an acceptance, or its end with its own
+    digest."""
+    if held.startswith("s"):
+        landed = app.rows(workdir, "SELECT COUNT(*) FROM got WHERE execution = ? AND step = ? AND computed_by = ?",
+                          execution, held, execution)[0][0]  # fmt: skip
+    elif held == "assemble":
+        landed = app.rows(workdir, "SELECT COUNT(*) FROM accepted WHERE execution = ?", execution)[0][0]
+    else:
+        landed = read_end(workdir, execution) == "runs on to its own result"
     if landed:
         return "landed"
-    failed = app.rows(workdir, "SELECT why FROM failed WHERE execution = 'w1' ORDER BY seq")
+    failed = app.rows(workdir, "SELECT why FROM failed WHERE execution = ? ORDER BY seq", execution)
     if failed:
         return f"error: {failed[0][0]}"
-    cut = app.rows(workdir, "SELECT COUNT(*) FROM cut WHERE execution = 'w1' AND step = ?", held_step)[0][0]
+    cut = app.rows(workdir, "SELECT COUNT(*) FROM cut WHERE execution = ? AND step = ?", execution, held)[0][0]
     return "none" if cut else "rejected"
 
 
 def read_end(workdir: Path, execution: str) -> str:
     """An execution's end, read the same way on every engine: what its process's run returned
-    (`ended`): its own digest, another execution's, or nothing."""
-    own = {e: json.loads(r)["digest"] for e, r in app.rows(workdir, "SELECT execution, result FROM ended")}
-    if execution not in own:
+    (`ended`): a result whose last step, the post, it made itself (its own run to the end), one
+    another execution's post ended (the owner's), or nothing. (The digest's id cannot tell: a
+    successor that restores the assembled digest returns the zombie's digest id.)"""
+    ended = {e: json.loads(r) for e, r in app.rows(workdir, "SELECT execution, result FROM ended")}
+    if execution not in ended:
         return "stops"
-    return "runs on to its own result" if own[execution] == f"d@{execution}" else "returns the owner's result"
+    post = ended[execution].get("post") if isinstance(ended[execution], dict) else None
+    by = post.get("by") if isinstance(post, dict) else None
+    return "runs on to its own result" if by == execution else "returns the owner's result"
 
 
 # -- the prediction ------------------------------------------------------------------------
@@ -483,20 +592,26 @@ def predict(engine: Engine, fault: Fault) -> Observed:
     trace, result = run_scenario(scenario)
     recorded_before = steps_before(fault.hold) if reads_record(engine) else None
     mapped = tuple(history.from_trace(trace).items()) if engine.name in history.MAPPINGS else None
-    return replace(from_model(trace, result, zombie=fault.action == "stop"), recorded_at_barrier=recorded_before,
-                   history=mapped)  # fmt: skip
+    return replace(from_model(trace, result, context(fault)), recorded_at_barrier=recorded_before,
+                   history=mapped, invariants=invariants.model(trace))  # fmt: skip
 
 
-def from_model(trace: Trace, result: Outcome, zombie: bool) -> Observed:
+def from_model(trace: Trace, result: Outcome, ctx: Context) -> Observed:
+    """`sim`'s run in the observed figures' terms; the stopped worker (`ctx.stopped`) is attempt
+    #(stopped + 1)."""
     acceptances = tuple(
         (f"w{e.detail['producer']}", revenue(e.detail["built_from"][1])) for e in trace.events if e.kind is Kind.ACCEPTED
     )
     zombie_write = zombie_end = None
-    if zombie:
+    if ctx.stopped is not None:
         zombie_write = "landed" if result.stale_writes_applied else "rejected" if result.stale_writes_rejected else "none"
-        ends = [e.kind for e in trace.events if e.attempt == 1 and e.kind in ENDS]
+        ends = [e.kind for e in trace.events if e.attempt == ctx.stopped + 1 and e.kind in ENDS]
         zombie_end = ZOMBIE_END[ends[-1]] if ends else "stops"
+    attempts = len(result.model_calls_by_attempt)
+    restores = [e.attempt for e in trace.events if e.kind is Kind.RESTORED]
     return Observed(
+        restored_by_execution=tuple(restores.count(n) for n in range(1, attempts + 1)),
+        context=ctx,
         calls_by_execution=result.model_calls_by_attempt,
         restored=result.steps_restored,
         zombie_write=zombie_write,
@@ -513,6 +628,7 @@ def figures(o: Observed) -> dict[str, str]:
     not read) is left out."""
     out = {
         "steps recorded at w1's barrier": None if o.recorded_at_barrier is None else str(o.recorded_at_barrier),
+        "faults injected": None if o.unreached is None else f"all but one: {o.unreached}",
         "model calls by execution": " ".join(map(str, o.calls_by_execution)),
         "steps restored": str(o.restored),
         "zombie write": o.zombie_write,
@@ -521,28 +637,48 @@ def figures(o: Observed) -> dict[str, str]:
         "posts applied": str(o.posts),
         "newsletter quotes": o.newsletter or "nothing",
         "engine's history": None if o.history is None else history.render(dict(o.history)),
+        "invariants on the run": None if o.invariants is None else invariants.render(o.invariants),
     }
     return {k: v for k, v in out.items() if v is not None}
 
 
-def kind(fault: Fault) -> str:
-    """The fault's kind, as engines list the behaviours that may explain its rows: w1 killed
-    in a step ("kill"), stopped in a step ("stop"), or killed after the feed answered its post
-    ("kill after the post")."""
-    if fault.action == "stop":
-        return "stop"
-    return "kill after the post" if fault.hold == "after-post" else "kill"
+def kinds(fault: Fault) -> tuple[str, ...]:
+    """The kinds of the schedule's faults, as engines list the behaviours that may explain its
+    rows: a worker killed in a step before the post ("kill"), stopped ("stop"), or killed in the
+    post ("kill in the post": its successor resumes after the acceptance); a worker stopped in
+    the post is both "stop" and "kill in the post" (its successor resumes after the acceptance);
+    a stopped worker continued while its successor is at work (a wake hit) is also "woken while
+    its successor runs"; a change alone is none."""
+    out: list[str] = []
+    for hit in fault.schedule.hits:
+        if hit.action == "stop":
+            out.append("stop")
+        if hit.action == "wake":
+            out.append("woken while its successor runs")
+        if hit.ends_worker:
+            out.append("kill in the post" if hit.at_post else "kill" if hit.action == "kill" else "stop")
+    return tuple(dict.fromkeys(out))
+
+
+def behaviours(engine: Engine, fault: Fault) -> list[Behaviour]:
+    """The behaviours the engine lists for the schedule's kinds of fault, each once."""
+    found: dict[str, Behaviour] = {}
+    for k in kinds(fault):
+        for behaviour in engine.explains.get(k, ()):
+            found.setdefault(behaviour.name, behaviour)
+    return list(found.values())
 
 
 def verdict(engine: Engine, fault: Fault, figure: str, observed: Observed, predicted: Observed) -> dict[str, str]:
     """One row: a match, explained by a behaviour the engine lists for the fault whose
     predicate holds for this value, or a MISMATCH."""
-    seen, want = figures(observed).get(figure, ""), figures(predicted).get(figure, "")
+    absent = "all" if figure == "faults injected" else ""
+    seen, want = figures(observed).get(figure, absent), figures(predicted).get(figure, absent)
     row = {"figure": figure, "observed": seen, "predicted": want}
     if seen == want:
         row["verdict"] = "match"
         return row
-    for behaviour in engine.explains.get(kind(fault), ()):
+    for behaviour in behaviours(engine, fault):
         if behaviour.explains(figure, observed, predicted):
             row["verdict"] = "explained"
             row["behaviour"] = behaviour.name

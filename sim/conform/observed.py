@@ -12,6 +12,17 @@ from dataclasses import dataclass
 
 
 @dataclass(frozen=True, slots=True)
+class Context:
+    """What the schedule is, as a behaviour's predicate reads it (the same on both sides)."""
+
+    #: the stopped worker, as an index into `calls_by_execution` (w1 is 0), or None
+    stopped: int | None = None
+    #: the workers killed or stopped in the post, after the acceptance (w1 is 1): each one's
+    #: successor resumes a workflow whose steps are all recorded
+    after_acceptance: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class Observed:
     #: the model calls of each execution, w1 first (the model's attempt #n is execution wn)
     calls_by_execution: tuple[int, ...]
@@ -35,3 +46,12 @@ class Observed:
     #: (step, the executions whose result was recorded, in order) per step; None where the
     #: engine's history is not read
     history: tuple[tuple[str, tuple[str, ...]], ...] | None = None
+    #: the first barrier a worker ended before reaching (a fault not injected), or None
+    unreached: str | None = None
+    #: `restored` by execution (not a figure of its own: the behaviours' predicates read it)
+    restored_by_execution: tuple[int, ...] = ()
+    #: `sim`'s invariant monitors' verdicts on the run (sim/conform/invariants.py): (property,
+    #: verdict) for each property judged there; None where not judged
+    invariants: tuple[tuple[str, str], ...] | None = None
+    #: the schedule's facts (not a figure)
+    context: Context = Context()

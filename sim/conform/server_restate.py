@@ -212,15 +212,16 @@ def answers(url: str) -> bool:
         return False
 
 
-def takeover(workdir: Path, procs: Processes) -> None:
-    """Point the deployment at w2 (`PATCH /deployments/{id}` with w2's address; the server
-    runs discovery against it, so w2 must listen first). Called while w1 is held at its
-    barrier, before the signal: every later attempt of the invocation goes to w2, none to w1."""
+def takeover(workdir: Path, procs: Processes, to: str = "w2") -> None:
+    """Point the deployment at the restarted worker `to` (`PATCH /deployments/{id}` with its
+    address; the server runs discovery against it, so it must listen first). Called while the
+    worker it replaces is held at its barrier, before the signal: every later attempt of the
+    invocation goes to `to`, none to the worker it replaces."""
     from sim.conform.harness import ConformError, wait_until
 
     where = info(workdir)
-    announced = workdir / "port-w2"  # written by w2 once it listens (sim/conform/app.py)
-    wait_until("w2's endpoint", announced.exists, procs, ("w2", "restate"))
+    announced = workdir / f"port-{to}"  # written by the worker once it listens (sim/conform/app.py)
+    wait_until(f"{to}'s endpoint", announced.exists, procs, (to, "restate"))
     port = int(announced.read_text())
     deployments = request(f"{where['admin']}/deployments")["deployments"]
     if len(deployments) != 1:

@@ -1,0 +1,87 @@
+"""`sim`'s invariant monitors run on what a real engine's run did, beside their verdicts on
+`sim`'s own run of the same schedule.
+
+The harness's application logs, in one sequence (the `log` table of the run's store,
+sim/conform/app.py), each acceptance (the digest and the revenue figure it quotes), each post
+the feed answered (the digest and the feed's answer: applied, repeat or refused), the report's
+correction (written by the harness while a worker is held) and the newsletter's read. That log
+is mapped onto `sim`'s event kinds (`events`): an acceptance is `accepted` (built from section
+2's revision 0 or 1, as its figure says, the other sections at revision 0), a post is `feed`,
+the newsletter's read is `newsletter` (the digest the latest acceptance accepted). Each
+property whose monitor reads only those kinds (`JUDGED`) is then run over the mapped events
+with the report content current at each (its `Monitor`, the one `sim trace` and `sim check`
+use), and its verdict set beside the verdict on `sim`'s trace (`model`).
+
+Not judged on an engine's run: stale-write (it reads tokens and epochs, which no engine here
+exposes), effects-confirmed (intents and confirmations are `sim`'s effect records; the
+application's intent is its own row), faithful-digest (a wrong summary is a fault the harness
+does not inject), uncorrected-duplicate (no correction is sent).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from sim.conform import app
+from sim.properties import BY_NAME, HOLDS
+from sim.trace import Event, Kind, Trace
+
+#: the properties judged on an engine's run (their monitors read accepted, feed, newsletter)
+JUDGED = ("two-acceptances", "wrong-acceptance", "duplicate-effect", "misused-dependant")
+
+#: revenue figure -> section 2's content revision it was built from
+REVISION = {"4.1": 0, "4.7": 1}
+
+
+def built_from(revenue: str | None) -> tuple[int, ...]:
+    return (0, REVISION.get(revenue or "", -1), 0, 0)
+
+
+def events(workdir: Path) -> list[tuple[Event, tuple[int, ...]]]:
+    """The run's log as `sim` events, each with the report content current when it happened."""
+    content = (0, 0, 0, 0)
+    out: list[tuple[Event, tuple[int, ...]]] = []
+    rows = app.rows(workdir, "SELECT seq, what, execution, digest, detail FROM log ORDER BY seq")
+    for seq, what, execution, digest, detail in rows:
+        attempt = int(execution[1:]) if execution else None
+        if what == "changed":
+            content = (0, 1, 0, 0)
+            continue
+        if what == "accepted":
+            e = Event(seq, Kind.ACCEPTED, None, {"digest": digest, "producer": attempt, "built_from": list(built_from(detail))})
+        elif what == "posted":
+            e = Event(seq, Kind.FEED, attempt, {"digest": digest, "answer": detail})
+        else:  # the newsletter's read of the latest acceptance
+            e = Event(seq, Kind.NEWSLETTER, None, {"digest": digest, "accepted": digest is not None,
+                                                   "built_from": list(built_from(detail))})  # fmt: skip
+        out.append((e, content))
+    return out
+
+
+def judge(mapped: list[tuple[Event, tuple[int, ...]]]) -> tuple[tuple[str, str], ...]:
+    """Each judged property's verdict over the mapped events (its monitor, event by event)."""
+    out = []
+    for name in JUDGED:
+        monitor = BY_NAME[name].monitor
+        assert monitor is not None
+        memo, broke = monitor.start, False
+        for position, (e, content) in enumerate(mapped):
+            if e.kind in monitor.kinds:
+                memo, now = monitor.step(memo, e, content, position)
+                broke = broke or now
+        out.append((name, "broken" if broke else HOLDS))
+    return tuple(out)
+
+
+def observed(workdir: Path) -> tuple[tuple[str, str], ...]:
+    return judge(events(workdir))
+
+
+def model(trace: Trace) -> tuple[tuple[str, str], ...]:
+    """The same properties' verdicts on `sim`'s run."""
+    return tuple((name, HOLDS if BY_NAME[name].holds(trace) else "broken") for name in JUDGED)
+
+
+def render(verdicts: tuple[tuple[str, str], ...]) -> str:
+    broken = [name for name, verdict in verdicts if verdict != HOLDS]
+    return f"{', '.join(broken)} broken" if broken else f"all {len(verdicts)} hold"
