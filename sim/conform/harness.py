@@ -53,6 +53,7 @@ from sim.conform import app, history
 from sim.conform.engines import ENGINES, Engine
 from sim.conform.observed import Observed
 from sim.errors import SimError
+from sim.events import Accepted, payload
 from sim.files import pid_alive
 from sim.outcome import Outcome
 from sim.run import run_scenario
@@ -489,7 +490,8 @@ def predict(engine: Engine, fault: Fault) -> Observed:
 
 def from_model(trace: Trace, result: Outcome, zombie: bool) -> Observed:
     acceptances = tuple(
-        (f"w{e.detail['producer']}", revenue(e.detail["built_from"][1])) for e in trace.events if e.kind is Kind.ACCEPTED
+        (f"w{a['producer']}", revenue(a["built_from"][1]))
+        for a in (payload(e, Accepted) for e in trace.events if e.kind is Kind.ACCEPTED)
     )
     zombie_write = zombie_end = None
     if zombie:
