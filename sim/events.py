@@ -1,4 +1,5 @@
-"""Every kind of trace event, declared once: its fields, what it means, how it reads.
+"""Every kind of trace event, declared once: its name (`Kind`), its fields, what it means, how
+it reads. An `Event` is one thing that happened at a tick; `sim.trace` re-exports both.
 
 An `Event`'s `detail` is the plain dict the engine logs (so `Event.to_json()` and every
 digest over events are unchanged). This module says what that dict holds, per kind, and is
@@ -13,9 +14,10 @@ the only module that reads it by key (`tests/test_typed_events.py` checks that):
 - a `write` event has three shapes, one per protected store: `write(event)` returns it as
   `AnyWrite`, the union of `JournalWrite`, `CandidateWrite` and `EffectWrite`, which a reader
   narrows by its `store` (or `record`) field.
-- each kind's wording: `narrate(event)` is its line in the tick narrative (`sim trace`'s
-  event list, the ITF export's `events`), `phrase(event, versions)` its few words in the
-  per-tick story the swimlane and the diff show.
+- each kind's wording, two functions after its payload type: `narrate(event, who)` gives its
+  line in the tick narrative (`sim trace`'s event list, the ITF export's `events`),
+  `phrase(event, versions)` its few words in the per-tick story the swimlane and the diff
+  show.
 - `EVENT_KINDS[kind]` (an `EventKind`) adds what concerns the kind as a whole: its payload
   type(s) and wording, which fields are only an intention and not something that happened
   (`planned`: a pause's `wake`, which a fault schedule fixes in advance), who the short
@@ -806,9 +808,14 @@ def payload(event: Event, shape: type[P]) -> P:
     return event.detail  # type: ignore[return-value]
 
 
+#: `Kind.WRITE` as a plain global: an enum member read from its class costs more (`write` runs
+#: in the properties' monitors)
+_WRITE = Kind.WRITE
+
+
 def write(event: Event) -> AnyWrite:
     """A write event's detail typed as the write of one of the stores (the detail itself)."""
-    if event.kind is not Kind.WRITE:
+    if event.kind is not _WRITE:
         raise TypeError(f"a {event.kind.value} event is not a write")
     return event.detail  # type: ignore[return-value]
 
