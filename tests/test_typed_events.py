@@ -10,8 +10,12 @@ Passing the whole dict on (`**e.detail`, a digest over the events) is not a key 
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
+
+import pytest
 
 from sim.trace import Event, Kind
 
@@ -102,3 +106,29 @@ def test_a_payload_is_the_detail_itself_typed() -> None:
                                  "record": "intent", "digest": "d1"})
     assert write(w) is w.detail
     assert EVENT_KINDS[Kind.WRITE].shape(w.detail).__name__ == "EffectWrite"
+
+
+def test_mypy_checks_a_payloads_field_names_and_types(tmp_path: Path) -> None:
+    pytest.importorskip("mypy", reason="mypy is in the test extra: pip install -e '.[test]'")
+    reader = tmp_path / "reader.py"
+    reader.write_text(
+        "from sim.events import Accepted, Feed, payload, write\n"
+        "from sim.trace import Event\n"
+        "\n"
+        "def read(e: Event) -> str:\n"
+        "    a = payload(e, Accepted)\n"
+        "    misspelt: str = a['digets']\n"  # line 6: no such field
+        "    mistyped: str = a['producer']\n"  # line 7: an int
+        "    w = write(e)\n"
+        "    unnarrowed: str = w['digest']\n"  # line 9: a journal write has no digest
+        "    if w['store'] == 'effect':\n"
+        "        return w['digest'] + payload(e, Feed)['answer']\n"  # narrowed: fine
+        "    return misspelt + mistyped + unnarrowed + (a.get('code') or 0)\n",  # line 12: int | str
+        encoding="utf-8",
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--no-error-summary", "--cache-dir", str(tmp_path / "cache"), str(reader)],
+        cwd=SIM.parent, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    lines = sorted({int(line.split(":")[1]) for line in done.stdout.splitlines() if ": error:" in line})
+    assert lines == [6, 7, 9, 12], done.stdout + done.stderr
