@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from sim import properties
+from sim.events import Accepted, Feed, payload, write
+from sim.events import Newsletter as Started
 from sim.properties.stale_write import superseded
 from sim.trace import Event, Kind, Trace
 
@@ -105,24 +107,26 @@ def outcome(trace: Trace) -> Outcome:
         elif kind is Kind.RESTORED:
             restored += 1
         elif kind is Kind.WRITE:
-            d = e.detail
+            w = write(e)
             if superseded(e, attempts):  # its writer was superseded (the attempts admitted so far)
-                if d["applied"]:
+                if w["applied"]:
                     stale_applied += 1
                 else:
                     rejected += 1
-            if d["store"] == "effect" and d["record"] == "confirmed" and d["applied"]:
-                confirmed.setdefault(d["digest"], e.tick)
+            if w["store"] == "effect" and w["record"] == "confirmed" and w["applied"]:
+                confirmed.setdefault(w["digest"], e.tick)
         elif kind is Kind.FEED:
-            if e.detail["answer"] == "applied":
+            if payload(e, Feed)["answer"] == "applied":
                 posts += 1
         elif kind is Kind.ACCEPTED:
-            if first_accepted is None and tuple(e.detail["built_from"]) == final:
-                first_accepted = (e.tick, e.detail["digest"])
+            accepted = payload(e, Accepted)
+            if first_accepted is None and tuple(accepted["built_from"]) == final:
+                first_accepted = (e.tick, accepted["digest"])
         elif kind is Kind.ADMITTED:
             attempts += 1
         elif kind is Kind.NEWSLETTER:
-            letter = Newsletter(e.tick, e.detail["digest"], e.detail["quote"])
+            started = payload(e, Started)
+            letter = Newsletter(e.tick, started["digest"], started["quote"])
     by_attempt = tuple(calls.get(n, 0) for n in range(1, attempts + 1))
     confirmed_tick = None if first_accepted is None else confirmed.get(first_accepted[1])
     return Outcome(

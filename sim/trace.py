@@ -11,68 +11,17 @@ them (`state_at`) rather than rebuilding them from the events.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import Enum
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
-from sim.faults import Fault
-from sim.schedule import Schedule
-from sim.switches import Switches
+# the kinds of event and an event are declared with their payloads (sim.events); every
+# reader of a trace may import them from here
+from sim.events import REVENUE, Event, Kind, ReportChanged, payload, revenue
 
 if TYPE_CHECKING:  # pragma: no cover (the engine imports this module)
     from sim.engine.state import State
-
-
-class Kind(Enum):
-    """The kinds of event; `sim.events.EVENT_KINDS` declares each one's fields and wording."""
-
-    REPORT_CHANGED = "report-changed"
-    ADMITTED = "admitted"
-    SILENT = "silent"
-    WOKE = "woke"
-    COMPUTED = "computed"  # a model call
-    RESTORED = "restored"
-    WRITE = "write"  # a protected write, of one of three stores
-    FENCED = "fenced"
-    ACCEPTED = "accepted"
-    REFUSED = "refused"
-    STOPPED = "stopped"  # the attempt stops because its candidate was refused
-    UNKNOWN = "unknown"
-    SENT = "sent"
-    FEED = "feed"
-    DIED = "died"
-    DONE = "done"
-    NEWSLETTER = "newsletter"
-    LOST = "lost"  # a storage loss (beyond the article's model: `sim.faults.loss`)
-    UNHEARD = "unheard"  # heartbeats delayed while working (beyond it: `sim.faults.delay`)
-    EXPIRED = "expired"  # the feed had forgotten a key (beyond it: the knob `retention`)
-    RETRACTED = "retracted"  # a correction retracted an earlier post (beyond it: `compensate`)
-    MUTATED = "mutated"  # a section's bytes change under its hash (beyond it: `sim.faults.mutation`)
-    CODE_CHANGED = "code-changed"  # the orchestration code changes (beyond it: `sim.faults.code`)
-    REPLAY_FAILED = "replay-failed"  # a strict replay met a record of other code (the knob `replay`)
-    CONTROLLER_DOWN = "controller-down"  # the controller crashes (beyond it: `sim.faults.restart`)
-    CONTROLLER_UP = "controller-up"  # and restarts, with what survived on storage
-    ADOPTED = "adopted"  # a fenced worker returns the owner's result (beyond it: `fenced_end`)
-
-
-class Event(NamedTuple):
-    """One thing that happened at a tick; `detail` holds the fields its kind declares."""
-
-    tick: int
-    kind: Kind
-    attempt: int | None
-    detail: dict[str, Any]
-
-    def to_json(self) -> dict[str, Any]:
-        return {"tick": self.tick, "kind": self.kind.value, "attempt": self.attempt, **self.detail}
-
-
-#: revenue figure of section 2, by the section's content revision (v1 says 4.1, v2 says 4.7).
-REVENUE = ("4.1", "4.7")
-
-
-def revenue(revision: int) -> str:
-    """The revenue figure a section-2 summary of this content revision quotes."""
-    return REVENUE[revision] if revision < len(REVENUE) else f"r{revision}"
+    from sim.faults import Fault
+    from sim.schedule import Schedule
+    from sim.switches import Switches
 
 
 def quoted(revision: int, wrong: bool = False) -> str:
@@ -128,7 +77,7 @@ class ReportHistory:
         self.versions = trace.versions
         self.first = trace.versions[0]
         self.revisions = [
-            (e.tick, tuple(e.detail["content"])) for e in trace.events if e.kind is Kind.REPORT_CHANGED
+            (e.tick, tuple(payload(e, ReportChanged)["content"])) for e in trace.events if e.kind is Kind.REPORT_CHANGED
         ]
 
     def at(self, tick: int) -> tuple[int, ...]:
@@ -143,3 +92,6 @@ class ReportHistory:
     def version_at(self, tick: int) -> int:
         """The 1-based report version current at `tick`."""
         return self.versions.index(self.at(tick)) + 1
+
+
+__all__ = ["REVENUE", "Event", "Kind", "ReportHistory", "Trace", "quoted", "revenue"]

@@ -26,7 +26,7 @@ from sim.cli import cli
 from sim.commands.common import load_scenario
 from sim.engine.records import knows
 from sim.engine.state import State, Status
-from sim.events import Lost, read
+from sim.events import Lost, payload
 from sim.explore import ExploreBounds, SeededChoices, draw_schedule
 from sim.knobs import KNOBS
 from sim.render import grid as grids
@@ -35,7 +35,7 @@ from sim.render.lifecycle import KINDS, lifecycles
 from sim.run import run_scenario, simulate
 from sim.schedule import Schedule
 from sim.switches import SWITCHES, Switches
-from sim.trace import Trace
+from sim.trace import Kind, Trace
 
 #: the drawn runs: how many, from which seed
 DRAWN, SEED = 1000, 2022
@@ -212,8 +212,7 @@ def kinds_reached(trace: Trace) -> set[str]:
     """The event kinds of a run, a storage loss named with its store."""
     out = set()
     for e in trace.events:
-        p = read(e)
-        out.add(f"lost-{p.store}" if isinstance(p, Lost) else e.kind.value)
+        out.add(f"lost-{payload(e, Lost)['store']}" if e.kind is Kind.LOST else e.kind.value)
     return out
 
 

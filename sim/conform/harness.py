@@ -54,6 +54,7 @@ from sim.conform.engines import ENGINES, Behaviour, Engine
 from sim.conform.observed import Context, Observed
 from sim.conform.schedule import Hit, Schedule
 from sim.errors import SimError
+from sim.events import Accepted, payload
 from sim.files import pid_alive
 from sim.outcome import Outcome
 from sim.run import run_scenario
@@ -600,7 +601,8 @@ def from_model(trace: Trace, result: Outcome, ctx: Context) -> Observed:
     """`sim`'s run in the observed figures' terms; the stopped worker (`ctx.stopped`) is attempt
     #(stopped + 1)."""
     acceptances = tuple(
-        (f"w{e.detail['producer']}", revenue(e.detail["built_from"][1])) for e in trace.events if e.kind is Kind.ACCEPTED
+        (f"w{a['producer']}", revenue(a["built_from"][1]))
+        for a in (payload(e, Accepted) for e in trace.events if e.kind is Kind.ACCEPTED)
     )
     zombie_write = zombie_end = None
     if ctx.stopped is not None:

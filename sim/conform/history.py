@@ -22,6 +22,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
+from sim.events import Accepted, payload, write
 from sim.trace import Kind, Trace
 
 #: the steps in workflow order
@@ -102,17 +103,17 @@ def from_trace(trace: Trace) -> History:
     """The model's history of the same kind: the writes it applied, by attempt."""
     records: list[tuple[str, str]] = []
     for e in trace.events:
-        if e.kind is Kind.WRITE and e.detail.get("applied"):
+        if e.kind is Kind.WRITE and write(e)["applied"]:
             who = f"w{e.attempt}"
-            record = e.detail.get("record")
-            if record == "steps":
-                records += [(f"s{step}", who) for step, *_ in e.detail["steps"]]
-            elif record == "candidate":
+            w = write(e)
+            if w["record"] == "steps":
+                records += [(f"s{step}", who) for step, *_ in w["steps"]]
+            elif w["record"] == "candidate":
                 records.append(("assemble", who))
-            elif record == "confirmed":
+            elif w["record"] == "confirmed":
                 records.append(("post", who))
         elif e.kind is Kind.ACCEPTED:
-            records.append(("accept", f"w{e.detail['producer']}"))
+            records.append(("accept", f"w{payload(e, Accepted)['producer']}"))
     return collect(records)
 
 

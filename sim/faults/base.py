@@ -30,6 +30,7 @@ from enum import Enum
 from typing import Any, ClassVar, Protocol, TypeVar
 
 from sim.errors import ScenarioError, ScheduleError
+from sim.events import Event
 from sim.limits import MAX_INT, quote
 
 T = TypeVar("T")
@@ -45,14 +46,9 @@ class Setting(Protocol):
     def horizon(self) -> int: ...
 
 
-class Observed(Protocol):
-    """What a fault kind reads of a trace event (a `sim.trace.Event`)."""
-
-    @property
-    def tick(self) -> int: ...
-
-    @property
-    def detail(self) -> dict[str, Any]: ...
+#: what a fault kind reads to see itself in a run: a trace event of its kind `shown_by`, whose
+#: payload it reads with `sim.events.payload`
+Observed = Event
 
 
 class Moment(Enum):

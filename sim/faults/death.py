@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sim.errors import ScenarioError, ScheduleError
+from sim.events import Died, payload
 from sim.faults.base import (
     Bounds,
     Choices,
@@ -109,7 +110,7 @@ class PosterDeath(Fault):
 
     @classmethod
     def observe(cls, event: Observed) -> tuple[str, int, int]:
-        return f"poster death {event.detail['point']}", event.tick, event.tick
+        return f"poster death {payload(event, Died)['point']}", event.tick, event.tick
 
     # -- sim check ---------------------------------------------------------------------
     @classmethod

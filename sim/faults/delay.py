@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sim.errors import ScheduleError
+from sim.events import UnheardPayload, payload
 from sim.faults.base import (
     Bounds,
     Choices,
@@ -121,7 +122,7 @@ class HeartbeatDelay(Fault):
 
     @classmethod
     def observe(cls, event: Observed) -> tuple[str, int, int]:
-        return cls.coverage_labels[0], event.tick, event.detail["until"]
+        return cls.coverage_labels[0], event.tick, payload(event, UnheardPayload)["until"]
 
     # -- sim check ---------------------------------------------------------------------
     @classmethod

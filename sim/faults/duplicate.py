@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sim.errors import ScheduleError
+from sim.events import Sent, payload
 from sim.faults.base import (
     Bounds,
     Choices,
@@ -89,7 +90,7 @@ class DuplicateDelivery(Fault):
 
     @classmethod
     def observe(cls, event: Observed) -> tuple[str, int, int] | None:
-        if event.detail["copies"] > 1:
+        if payload(event, Sent)["copies"] > 1:
             return "duplicate delivery", event.tick, event.tick
         return None
 

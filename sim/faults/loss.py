@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sim.errors import ScenarioError
+from sim.events import Lost, payload
 from sim.faults.base import (
     AtTick,
     Bounds,
@@ -110,7 +111,7 @@ class StorageLoss(AtTick):
 
     @classmethod
     def observe(cls, event: Observed) -> tuple[str, int, int]:
-        return f"{event.detail['store']} lost", event.tick, event.tick
+        return f"{payload(event, Lost)['store']} lost", event.tick, event.tick
 
     # -- sim check ---------------------------------------------------------------------
     @classmethod

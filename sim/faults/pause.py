@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sim.errors import ScheduleError
+from sim.events import Silent, payload
 from sim.faults.base import (
     Bounds,
     Choices,
@@ -106,9 +107,10 @@ class PosterPause(Fault):
 
     @classmethod
     def observe(cls, event: Observed) -> tuple[str, int, int] | None:
-        if event.detail["during"] != "send":
+        silent = payload(event, Silent)
+        if silent["during"] != "send":
             return None
-        return cls.coverage_labels[0], event.tick, event.detail["wake"]
+        return cls.coverage_labels[0], event.tick, silent["wake"] or 0
 
     # -- sim check ---------------------------------------------------------------------
     @classmethod

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sim.errors import ScheduleError
+from sim.events import ControllerDown, payload
 from sim.faults.base import (
     Effect,
     AtTick,
@@ -117,7 +118,7 @@ class ControllerRestart(AtTick):
 
     @classmethod
     def observe(cls, event: Observed) -> tuple[str, int, int]:
-        return cls.coverage_labels[0], event.tick, event.detail["until"]
+        return cls.coverage_labels[0], event.tick, payload(event, ControllerDown)["until"]
 
     # -- sim check ---------------------------------------------------------------------
     @classmethod

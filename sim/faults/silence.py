@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sim.errors import ScheduleError
+from sim.events import Silent, payload
 from sim.faults.base import (
     Bounds,
     Choices,
@@ -152,11 +153,11 @@ class Silence(Fault):
 
     @classmethod
     def observe(cls, event: Observed) -> tuple[str, int, int] | None:
-        if event.detail["during"] == "send":
+        silent = payload(event, Silent)
+        if silent["during"] == "send":
             return None  # a poster paused inside its post (`sim.faults.pause`)
-        wake = event.detail["wake"]
-        label = "silence (crashed)" if event.detail["crashed"] else "silence (paused)"
-        return label, event.tick, max(event.tick, wake or 0)
+        label = "silence (crashed)" if silent["crashed"] else "silence (paused)"
+        return label, event.tick, max(event.tick, silent["wake"] or 0)
 
     # -- sim check ---------------------------------------------------------------------
     @classmethod

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sim.errors import ScheduleError
+from sim.events import Computed, payload
 from sim.faults.base import (
     Effect,
     WRONG,
@@ -116,7 +117,7 @@ class WrongSummary(Fault):
 
     @classmethod
     def observe(cls, event: Observed) -> tuple[str, int, int] | None:
-        if not event.detail.get("wrong"):
+        if not payload(event, Computed).get("wrong"):
             return None
         return cls.coverage_labels[0], event.tick, event.tick
 

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
+from sim.events import Accepted, Feed, ReportChanged, payload, write
 from sim.faults import Effect
 from sim.switches import PROTECTIONS, Switches
 from sim.trace import Event, Kind, ReportHistory, Trace
@@ -161,20 +162,22 @@ class Seen:
 
     def take(self, e: Event) -> None:
         kind = e.kind
-        d = e.detail
         if kind is Kind.WRITE:
-            if d["record"] == "candidate" and d["applied"]:
-                self.built[d["digest"]] = tuple(p[1] for p in d["parts"])
-                self.latest = d["digest"]
+            w = write(e)
+            if w["record"] == "candidate" and w["applied"]:
+                self.built[w["digest"]] = tuple(p[1] for p in w["parts"])
+                self.latest = w["digest"]
         elif kind is Kind.ACCEPTED:
+            digest = payload(e, Accepted)["digest"]
             self.accepted_for.add(self.content)
-            self.accepted.add(d["digest"])
-            self.latest_accepted = d["digest"]
+            self.accepted.add(digest)
+            self.latest_accepted = digest
         elif kind is Kind.FEED:
-            if d["answer"] == "applied":
-                self.applied.add(d["digest"])
+            feed = payload(e, Feed)
+            if feed["answer"] == "applied":
+                self.applied.add(feed["digest"])
         elif kind is Kind.REPORT_CHANGED:
-            self.content = tuple(d["content"])
+            self.content = tuple(payload(e, ReportChanged)["content"])
         elif kind is Kind.NEWSLETTER:
             self.started = e.tick
         elif kind is Kind.ADMITTED:

@@ -8,6 +8,7 @@ idempotency (receiver=none) or forgets keys (a finite retention).
 
 from __future__ import annotations
 
+from sim.events import Feed, payload
 from sim.properties.base import (
     ALWAYS,
     GUARDS,
@@ -27,9 +28,10 @@ from sim.trace import Event, Kind, ReportHistory, Trace
 def step(memo: Memo, e: Event, content: tuple[int, ...], position: int) -> tuple[Memo, bool]:
     """A post the feed applied for a digest it had applied a post for already breaks it
     (the memo: the digests the feed applied a post for, sorted)."""
-    if e.detail["answer"] != "applied":
+    feed = payload(e, Feed)
+    if feed["answer"] != "applied":
         return memo, False
-    digest = e.detail["digest"]
+    digest = feed["digest"]
     return add(memo, digest), digest in memo
 
 
@@ -37,12 +39,10 @@ MONITOR = Monitor(frozenset({Kind.FEED}), step)
 
 
 def why(trace: Trace, report: ReportHistory, index: int) -> str:
-    d = trace.events[index].detail
-    earlier = [
-        x for x in trace.events[:index]
-        if x.kind is Kind.FEED and x.detail["answer"] == "applied" and x.detail["digest"] == d["digest"]
-    ]  # fmt: skip
-    first = f"; the first was {earlier[0].detail['post']} at t{earlier[0].tick}" if earlier else ""
+    d = payload(trace.events[index], Feed)
+    feeds = [(x.tick, payload(x, Feed)) for x in trace.events[:index] if x.kind is Kind.FEED]
+    earlier = [(tick, f) for tick, f in feeds if f["answer"] == "applied" and f["digest"] == d["digest"]]
+    first = f"; the first was {earlier[0][1]['post']} at t{earlier[0][0]}" if earlier else ""
     key = "with no key" if d["key"] is None else f"under key {d['key']}"
     return f"the feed applied a second post ({d['post']}) for {d['digest']}, sent {key}{first}"
 
@@ -50,7 +50,7 @@ def why(trace: Trace, report: ReportHistory, index: int) -> str:
 def arose(seen: Seen, e: Event) -> bool:
     """The feed received an operation again after it had applied it once (a resend or a
     second copy, whatever its answer)."""
-    return e.detail["digest"] in seen.applied
+    return payload(e, Feed)["digest"] in seen.applied
 
 
 #: what puts it at risk (uncorrected-duplicate shares it)

@@ -17,6 +17,7 @@ behind, and with fencing on its intent write is rejected.
 
 from __future__ import annotations
 
+from sim.events import write
 from sim.properties.base import EVENTUALLY, GUARDS, Memo, Monitor, Property, register
 from sim.trace import Event, Kind, ReportHistory, Trace
 
@@ -25,15 +26,13 @@ def step(memo: Memo, e: Event, content: tuple[int, ...], position: int) -> tuple
     """Follow the intents not confirmed yet. The memo: (digest, positions of its open
     intents) pairs, sorted by digest; an applied confirmation meets every open intent of
     its digest."""
-    d = e.detail
-    if d["store"] != "effect" or not d["applied"]:
+    w = write(e)
+    if w["store"] != "effect" or not w["applied"]:
         return memo, False
-    digest = d["digest"]
+    digest = w["digest"]
     rest = tuple(pair for pair in memo if pair[0] != digest)
-    if d["record"] == "confirmed":
+    if w["record"] == "confirmed":
         return rest, False
-    if d["record"] != "intent":
-        return memo, False
     earlier = next((positions for known, positions in memo if known == digest), ())
     return tuple(sorted((*rest, (digest, (*earlier, position))))), False
 
@@ -48,7 +47,9 @@ MONITOR = Monitor(frozenset({Kind.WRITE}), step, end=end)
 
 def why(trace: Trace, report: ReportHistory, index: int) -> str:
     e = trace.events[index]
-    return f"the intent for {e.detail['digest']} recorded at t{e.tick} was never confirmed (the run ended at t{trace.last_tick})"
+    w = write(e)
+    assert w["store"] == "effect"  # its breaking events are intents
+    return f"the intent for {w['digest']} recorded at t{e.tick} was never confirmed (the run ended at t{trace.last_tick})"
 
 
 PROPERTY = register(Property(

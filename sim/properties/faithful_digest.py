@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from sim.events import Accepted, PartTruth, payload
 from sim.faults import Effect
 from sim.properties.base import ALWAYS, Hazard, Memo, Monitor, Property, Seen, register
 from sim.switches import Switches
@@ -44,7 +45,7 @@ def reached(switches: Switches, effects: frozenset[Effect]) -> bool:
     return switches.knob("reads") != "declared" and Effect.CHANGES_REPORT in effects
 
 
-def flaws(part: list[Any], code: int, content: tuple[int, ...]) -> list[str]:
+def flaws(part: PartTruth, code: int, content: tuple[int, ...]) -> list[str]:
     """What makes one part (an `accepted.truth` entry) unfaithful, in words (empty: none)."""
     step, changed, also, wrong, made = part
     out = []
@@ -63,10 +64,10 @@ def flaws(part: list[Any], code: int, content: tuple[int, ...]) -> list[str]:
 
 
 def unfaithful(e: Event, content: tuple[int, ...]) -> list[str]:
-    truth = e.detail.get("truth")
-    if truth is None:  # the article's model: every part plain, the first code
+    accepted = payload(e, Accepted)
+    truth, code = accepted.get("truth"), accepted.get("code")
+    if truth is None or code is None:  # the article's model: every part plain, the first code
         return []
-    code = e.detail["code"]
     return [flaw for part in truth for flaw in flaws(part, code, content)]
 
 
@@ -80,12 +81,12 @@ MONITOR = Monitor(frozenset({Kind.ACCEPTED}), step)
 
 def why(trace: Trace, report: ReportHistory, index: int) -> str:
     e = trace.events[index]
-    return f"{e.detail['digest']} was accepted although " + "; ".join(unfaithful(e, report.at(e.tick)))
+    return f"{payload(e, Accepted)['digest']} was accepted although " + "; ".join(unfaithful(e, report.at(e.tick)))
 
 
 def arose(seen: Seen, e: Event) -> bool:
     """A digest whose parts' ground truth was not the article's plain case was accepted."""
-    return "truth" in e.detail
+    return "truth" in payload(e, Accepted)
 
 
 PROPERTY = register(Property(

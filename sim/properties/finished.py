@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from sim.events import Accepted, payload, write
 from sim.properties.base import EVENTUALLY, GUARDS, Property, register
 from sim.trace import Kind, ReportHistory, Trace
 
@@ -22,12 +23,14 @@ def holds(trace: Trace) -> bool:
     final_digests: set[str] = set()
     confirmed: set[str] = set()
     for e in trace.events:
-        d = e.detail
         if e.kind is Kind.ACCEPTED:
-            if tuple(d["built_from"]) == final:
-                final_digests.add(d["digest"])
-        elif e.kind is Kind.WRITE and d["store"] == "effect" and d["record"] == "confirmed" and d["applied"]:
-            confirmed.add(d["digest"])
+            accepted = payload(e, Accepted)
+            if tuple(accepted["built_from"]) == final:
+                final_digests.add(accepted["digest"])
+        elif e.kind is Kind.WRITE:
+            w = write(e)
+            if w["store"] == "effect" and w["record"] == "confirmed" and w["applied"]:
+                confirmed.add(w["digest"])
     return not final_digests.isdisjoint(confirmed)
 
 

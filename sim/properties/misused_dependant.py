@@ -12,6 +12,7 @@ what pins off leaves without versions.)
 
 from __future__ import annotations
 
+from sim.events import Newsletter, payload
 from sim.properties.base import (
     ALWAYS,
     GUARDS,
@@ -31,17 +32,18 @@ from sim.trace import Event, Kind, ReportHistory, Trace
 def step(memo: Memo, e: Event, content: tuple[int, ...], position: int) -> tuple[Memo, bool]:
     """The newsletter's start breaks it if it took a digest never accepted or built from an
     old report."""
-    return memo, not e.detail["accepted"] or tuple(e.detail["built_from"]) != content
+    started = payload(e, Newsletter)
+    return memo, not started["accepted"] or tuple(started["built_from"]) != content
 
 
 MONITOR = Monitor(frozenset({Kind.NEWSLETTER}), step)
 
 
 def why(trace: Trace, report: ReportHistory, index: int) -> str:
-    d = trace.events[index].detail
-    if not d["accepted"]:
-        return f"{d['digest']} was never accepted (quoting {d['quote']})"
-    return f"{d['digest']} was {stale_parts(trace, report, index)}"
+    started = payload(trace.events[index], Newsletter)
+    if not started["accepted"]:
+        return f"{started['digest']} was never accepted (quoting {started['quote']})"
+    return f"{started['digest']} was {stale_parts(trace, report, index)}"
 
 
 def arose(seen: Seen, e: Event) -> bool:

@@ -14,6 +14,7 @@ Guarded by fencing tokens: with fencing on, every protected store rejects such a
 
 from __future__ import annotations
 
+from sim.events import write
 from sim.properties.base import (
     ALWAYS,
     GUARDS,
@@ -38,7 +39,7 @@ def step(memo: Memo, e: Event, content: tuple[int, ...], position: int) -> tuple
     attempt admitted."""
     if e.kind is Kind.ADMITTED:
         return e.attempt, False
-    return memo, e.detail["applied"] and superseded(e, memo)
+    return memo, write(e)["applied"] and superseded(e, memo)
 
 
 MONITOR = Monitor(frozenset({Kind.WRITE, Kind.ADMITTED}), step, start=0)
@@ -46,7 +47,7 @@ MONITOR = Monitor(frozenset({Kind.WRITE, Kind.ADMITTED}), step, start=0)
 
 def why(trace: Trace, report: ReportHistory, index: int) -> str:
     e = trace.events[index]
-    d = e.detail
+    d = write(e)
     if d["token"] < d["epoch"]:
         return f"token {d['token']} is below the epoch {d['epoch']}, and the store applied the write"
     latest = max(a.attempt or 0 for a in trace.events[:index] if a.kind is Kind.ADMITTED)

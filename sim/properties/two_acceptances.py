@@ -7,6 +7,7 @@ rebuild").
 
 from __future__ import annotations
 
+from sim.events import Accepted, payload
 from sim.properties.base import (
     ALWAYS,
     GUARDS,
@@ -37,7 +38,7 @@ def why(trace: Trace, report: ReportHistory, index: int) -> str:
         x for x in trace.events[:index]
         if x.kind is Kind.ACCEPTED and report.at(x.tick) == current
     ]  # fmt: skip
-    other = f"{before[0].detail['digest']} at t{before[0].tick}" if before else "another digest"
+    other = f"{payload(before[0], Accepted)['digest']} at t{before[0].tick}" if before else "another digest"
     return f"{other} was already accepted while the same report (v{report.version_at(e.tick)}) was current"
 
 

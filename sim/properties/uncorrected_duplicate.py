@@ -19,6 +19,7 @@ paused poster, a request delivered twice).
 
 from __future__ import annotations
 
+from sim.events import Feed, Retracted, payload
 from sim.properties.base import (
     ALWAYS,
     GUARDS,
@@ -44,10 +45,13 @@ def not_the_article_feed(switches: Switches) -> bool:
 def step(memo: Memo, e: Event, content: tuple[int, ...], position: int) -> tuple[Memo, bool]:
     """The memo: (digest, posts of it up) pairs, sorted, for digests with a post up. A post
     applied while one of its digest is up breaks it; a retraction takes one down."""
-    d = e.detail
-    if e.kind is Kind.FEED and d["answer"] != "applied":
-        return memo, False
-    digest = d["digest"]
+    if e.kind is Kind.FEED:
+        feed = payload(e, Feed)
+        if feed["answer"] != "applied":
+            return memo, False
+        digest = feed["digest"]
+    else:
+        digest = payload(e, Retracted)["digest"]
     up = next((n for known, n in memo if known == digest), 0)
     rest = tuple(pair for pair in memo if pair[0] != digest)
     up += 1 if e.kind is Kind.FEED else -1
@@ -59,12 +63,12 @@ MONITOR = Monitor(frozenset({Kind.FEED, Kind.RETRACTED}), step)
 
 
 def why(trace: Trace, report: ReportHistory, index: int) -> str:
-    d = trace.events[index].detail
-    gone = {x.detail["post"] for x in trace.events[:index] if x.kind is Kind.RETRACTED}
+    d = payload(trace.events[index], Feed)
+    gone = {payload(x, Retracted)["post"] for x in trace.events[:index] if x.kind is Kind.RETRACTED}
+    feeds = [payload(x, Feed) for x in trace.events[:index] if x.kind is Kind.FEED]
     up = [
-        x.detail["post"] for x in trace.events[:index]
-        if x.kind is Kind.FEED and x.detail["answer"] == "applied" and x.detail["digest"] == d["digest"]
-        and x.detail["post"] not in gone
+        str(f["post"]) for f in feeds
+        if f["answer"] == "applied" and f["digest"] == d["digest"] and f["post"] not in gone
     ]  # fmt: skip
     return f"the feed now shows {d['post']} and {', '.join(up)} for {d['digest']}, and nothing retracted the extra copy"
 

@@ -8,6 +8,7 @@ and rebuild").
 
 from __future__ import annotations
 
+from sim.events import Accepted, Newsletter, Refused, payload
 from sim.properties.base import (
     ALWAYS,
     GUARDS,
@@ -24,7 +25,7 @@ from sim.trace import Event, Kind, ReportHistory, Trace, revenue
 
 def step(memo: Memo, e: Event, content: tuple[int, ...], position: int) -> tuple[Memo, bool]:
     """An acceptance of a digest not built from the report current at its tick breaks it."""
-    return memo, tuple(e.detail["built_from"]) != content
+    return memo, tuple(payload(e, Accepted)["built_from"]) != content
 
 
 MONITOR = Monitor(frozenset({Kind.ACCEPTED}), step)
@@ -32,9 +33,10 @@ MONITOR = Monitor(frozenset({Kind.ACCEPTED}), step)
 
 def stale_parts(trace: Trace, report: ReportHistory, index: int) -> str:
     """"built with section N from vK (says X), ... while the report was vM": the parts of
-    the event's digest not built from the report current at its tick."""
+    the event's digest (an acceptance's, or the one the newsletter started on) not built from
+    the report current at its tick."""
     e = trace.events[index]
-    built = tuple(e.detail["built_from"])
+    built = tuple(payload(e, Accepted)["built_from"] if e.kind is Kind.ACCEPTED else payload(e, Newsletter)["built_from"])
     current = report.at(e.tick)
     stale = [
         f"section {s + 1} from v{section_version(trace, s, built[s])}"
@@ -50,7 +52,8 @@ def why(trace: Trace, report: ReportHistory, index: int) -> str:
 
 def arose(seen: Seen, e: Event) -> bool:
     """A candidate not built from the current report was assessed (accepted or refused)."""
-    return seen.built.get(e.detail["digest"]) != seen.content
+    digest = payload(e, Accepted)["digest"] if e.kind is Kind.ACCEPTED else payload(e, Refused)["digest"]
+    return seen.built.get(digest) != seen.content
 
 
 PROPERTY = register(Property(

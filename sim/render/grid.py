@@ -28,6 +28,26 @@ from collections.abc import Hashable
 from dataclasses import dataclass, field
 from typing import Any
 
+from sim.events import (
+    Accepted,
+    Admitted,
+    Adopted,
+    AnyWrite,
+    CodeChanged,
+    Computed,
+    ControllerDown,
+    Feed,
+    Lost,
+    Mutated,
+    Newsletter,
+    Refused,
+    ReportChanged,
+    Restored,
+    Retracted,
+    Step,
+    payload,
+    write,
+)
 from sim.outcome import what_happened
 from sim.properties import BY_NAME, breaking_events
 from sim.properties.stale_write import superseded
@@ -292,6 +312,20 @@ LIFELINE_MARKS: dict[Kind, tuple[str, str, str, dict[str, bool]]] = {
 ENDINGS = ("fenced", "stopped", "died", "done", "replay-failed")
 
 
+def _assembled(w: AnyWrite) -> bool:
+    """An applied write of a candidate: its attempt assembled its digest."""
+    return w["store"] == "candidate" and w["applied"]
+
+
+def _producer(e: Event) -> int | None:
+    """The attempt an event's mark belongs to: an acceptance's or refusal's producer, else its own."""
+    if e.kind is Kind.ACCEPTED:
+        return payload(e, Accepted)["producer"]
+    if e.kind is Kind.REFUSED:
+        return payload(e, Refused)["producer"]
+    return e.attempt
+
+
 @dataclass(slots=True)
 class _Lifeline:
     """One admitted attempt's row: its number and what it shows between its events."""
@@ -304,19 +338,19 @@ class _Lifeline:
     def act(self, e: Event, index: int, latest: int, marks: list[tuple[Mark, int | None]]) -> None:
         """Append the mark the attempt's own event `e` draws (a mark with no text: the event
         is drawn in another row and listed here too)."""
-        d = e.detail
         work = "stale" if self.n < latest else "running"  # superseded by a later admission
         if e.kind is Kind.COMPUTED:
-            if d.get("wrong"):  # beyond the article's model: a wrong summary
-                marks.append((Mark(f"s{d['step']}*", work, "step-wrong"), index))
-            elif d.get("retry"):  # beyond it: a step the engine re-delivered (`retries`)
-                marks.append((Mark(f"s{d['step']}r", "stale", "step-retry"), index))
+            c = payload(e, Computed)
+            if c.get("wrong"):  # beyond the article's model: a wrong summary
+                marks.append((Mark(f"s{c['step']}*", work, "step-wrong"), index))
+            elif c.get("retry"):  # beyond it: a step the engine re-delivered (`retries`)
+                marks.append((Mark(f"s{c['step']}r", "stale", "step-retry"), index))
             else:
-                marks.append((Mark(f"s{d['step']}", work, "step"), index))
-        elif e.kind is Kind.WRITE and d["record"] == "candidate" and d["applied"]:
+                marks.append((Mark(f"s{c['step']}", work, "step"), index))
+        elif e.kind is Kind.WRITE and _assembled(write(e)):
             marks.append((Mark("asm", work, "assemble"), index))
         elif e.kind is Kind.ADOPTED:  # beyond it: a fenced worker returns the owner's result
-            marks.append((Mark(f"=#{d['owner']}", "done", "adopted"), index))
+            marks.append((Mark(f"=#{payload(e, Adopted)['owner']}", "done", "adopted"), index))
         elif e.kind is Kind.SILENT:
             self.silent = True
             _fall_silent(marks, index)
@@ -377,10 +411,11 @@ class _Builder:
         pins: dict[int, int | None] = {}
         for e in trace.events:
             if e.kind is Kind.ADMITTED:
-                pins[e.attempt or 0] = e.detail["pin"]
+                pins[e.attempt or 0] = payload(e, Admitted)["pin"]
             elif e.kind is Kind.COMPUTED:
                 pin = pins.get(e.attempt or 0)
-                self.read_version[e.detail["result"]] = pin if pin is not None else self.report_at.version_at(e.tick)
+                read = pin if pin is not None else self.report_at.version_at(e.tick)
+                self.read_version[payload(e, Computed)["result"]] = read
 
     # -- cells ---------------------------------------------------------------------------
     def add(self, row: str, tick: int, mark: Mark, index: int | None, broke: tuple[str, ...] = ()) -> None:
@@ -449,11 +484,11 @@ class _Builder:
         self.add("report", 0, Mark("v1", "input", "report"), None)
         for i, e in self.events:
             if e.kind is Kind.REPORT_CHANGED:
-                self.add("report", e.tick, Mark(f"v{e.detail['version']}", "changed", "report"), i)
+                self.add("report", e.tick, Mark(f"v{payload(e, ReportChanged)['version']}", "changed", "report"), i)
             elif e.kind is Kind.MUTATED:  # beyond the article's model
-                self.add("report", e.tick, Mark(f"s{e.detail['section']}~", "changed", "mutated"), i)
+                self.add("report", e.tick, Mark(f"s{payload(e, Mutated)['section']}~", "changed", "mutated"), i)
             elif e.kind is Kind.CODE_CHANGED:  # beyond the article's model
-                self.add("report", e.tick, Mark(f"c{e.detail['code']}", "changed", "code"), i)
+                self.add("report", e.tick, Mark(f"c{payload(e, CodeChanged)['code']}", "changed", "code"), i)
 
     def attempts(self) -> list[tuple[int, int]]:
         """One lifeline per attempt; returns (attempt, token) in admission order."""
@@ -466,11 +501,11 @@ class _Builder:
         for t in self.ticks:
             acted: dict[int, list[tuple[Mark, int | None]]] = {}
             for i, e in by_tick.get(t, []):
-                n = e.detail["producer"] if e.kind in (Kind.ACCEPTED, Kind.REFUSED) else e.attempt
+                n = _producer(e)
                 if n is None:
                     continue
                 if e.kind is Kind.ADMITTED:
-                    token = e.detail["token"]
+                    token = payload(e, Admitted)["token"]
                     latest = n
                     admitted.append((n, token))
                     lifelines[n] = _Lifeline(n)
@@ -492,10 +527,10 @@ class _Builder:
         elif not lifeline.ended:
             self.add(row, t, lifeline.between(), None)
 
-    def journal_mark(self, step: list[Any], d: dict[str, Any], index: int, stale: bool) -> tuple[Mark, tuple[str, ...]]:
+    def journal_mark(self, step: Step, applied: bool, index: int, stale: bool) -> tuple[Mark, tuple[str, ...]]:
         version = self.read_version.get(step[1])
         text = f"v{version}" if version is not None else step[1]
-        if not d["applied"]:
+        if not applied:
             return Mark(f"✗{text}", "rejected", "rejected"), ()
         if stale:
             return Mark(text, "stale", "written"), self.breaks.get(index, ())
@@ -504,43 +539,29 @@ class _Builder:
     def records(self) -> None:
         latest = 0  # the latest attempt admitted: a write of an earlier one is stale
         for i, e in self.events:
-            d = e.detail
             t = e.tick
             broke = self.breaks.get(i, ())
             if e.kind is Kind.ADMITTED:
                 latest = e.attempt or 0
             elif e.kind is Kind.RESTORED:
-                self.add(f"journal:{d['step']}", t, Mark("↺", "restored", "restored"), i)
+                self.add(f"journal:{payload(e, Restored)['step']}", t, Mark("↺", "restored", "restored"), i)
             elif e.kind is Kind.WRITE:
-                for step in d.get("steps", []) if d["record"] in ("steps", "candidate") else []:
-                    mark, why = self.journal_mark(step, d, i, superseded(e, latest))
-                    self.add(f"journal:{step[0]}", t, mark, i, why)
-                if d["record"] == "candidate":
-                    if not d["applied"]:
-                        self.add("digest", t, Mark(f"✗◇{d['digest']}", "rejected", "candidate-rejected"), i)
-                    else:
-                        cls = "stale" if superseded(e, latest) else "candidate"
-                        self.add("digest", t, Mark(f"◇{d['digest']}", cls, "candidate"), i, broke)
-                elif d["record"] in ("intent", "confirmed"):
-                    symbol, legend = ("i", "intent") if d["record"] == "intent" else ("✓", "confirmed")
-                    if not d["applied"]:
-                        self.add("feed", t, Mark(f"✗{symbol}", "rejected", "intent-rejected"), i)
-                    else:
-                        cls = "stale" if superseded(e, latest) else legend
-                        self.add("feed", t, Mark(symbol, cls, legend), i, broke)
+                self.write_marks(write(e), i, t, superseded(e, latest), broke)
             elif e.kind is Kind.ACCEPTED:
-                if d["version"] is not None:
-                    mark = Mark(f"✓v{d['version']}", "accepted", "accepted")
+                a = payload(e, Accepted)
+                if a["version"] is not None:
+                    mark = Mark(f"✓v{a['version']}", "accepted", "accepted")
                 else:
-                    mark = Mark(f"✓{d['digest']}", "accepted", "accepted-unversioned")
+                    mark = Mark(f"✓{a['digest']}", "accepted", "accepted-unversioned")
                 self.add("digest", t, mark, i, broke)
             elif e.kind is Kind.REFUSED:
-                self.add("digest", t, Mark(f"✗{d['digest']}", "refused", "refused"), i)
+                self.add("digest", t, Mark(f"✗{payload(e, Refused)['digest']}", "refused", "refused"), i)
             elif e.kind is Kind.FEED:
-                if d["answer"] == "applied":
-                    self.add("feed", t, Mark(d["post"], "posted", "posted"), i, broke)
-                elif d["answer"] == "repeat":
-                    self.add("feed", t, Mark(f"={d['post']}", "repeat", "repeat"), i)
+                f = payload(e, Feed)
+                if f["answer"] == "applied":
+                    self.add("feed", t, Mark(f["post"] or "", "posted", "posted"), i, broke)
+                elif f["answer"] == "repeat":
+                    self.add("feed", t, Mark(f"={f['post']}", "repeat", "repeat"), i)
                 else:
                     self.add("feed", t, Mark("✗P", "rejected", "feed-rejected"), i)
             elif e.kind is Kind.SENT:
@@ -548,19 +569,37 @@ class _Builder:
             elif e.kind is Kind.EXPIRED:  # beyond the article's model: the key's retention ran out
                 self.add("feed", t, Mark("forgot", "rejected", "expired"), i)
             elif e.kind is Kind.RETRACTED:  # beyond it: a correction retracts an earlier copy
-                self.add("feed", t, Mark(f"↶{d['post']}", "refused", "retracted"), i)
+                self.add("feed", t, Mark(f"↶{payload(e, Retracted)['post']}", "refused", "retracted"), i)
             elif e.kind is Kind.LOST:  # beyond the article's model: a store's records are gone
                 journal = [f"journal:{s}" for s in range(1, self.sections + 1)]
-                rows = {"acceptances": ["digest"], "effects": ["feed"]}.get(d["store"], journal)
+                rows = {"acceptances": ["digest"], "effects": ["feed"]}.get(payload(e, Lost)["store"], journal)
                 for row in rows:
                     self.add(row, t, Mark("lost", "rejected", "lost"), i)
             elif e.kind is Kind.CONTROLLER_DOWN:  # beyond the article's model: a controller outage
                 self.add("controller", t, Mark("down", "died", "controller-down"), i)
-                for off in range(t + 1, min(d["until"], self.last + 1)):
+                for off in range(t + 1, min(payload(e, ControllerDown)["until"], self.last + 1)):
                     self.add("controller", off, Mark("…", "silent", "controller-off"), None)
             elif e.kind is Kind.CONTROLLER_UP:
                 self.add("controller", t, Mark("up", "admitted", "controller-up"), i)
         self.unconfirmed()
+
+    def write_marks(self, w: AnyWrite, i: int, t: int, stale: bool, broke: tuple[str, ...]) -> None:
+        """The marks of a protected write: its step records, its candidate or its effect record."""
+        if w["store"] == "effect":
+            symbol, legend = ("i", "intent") if w["record"] == "intent" else ("✓", "confirmed")
+            if not w["applied"]:
+                self.add("feed", t, Mark(f"✗{symbol}", "rejected", "intent-rejected"), i)
+            else:
+                self.add("feed", t, Mark(symbol, "stale" if stale else legend, legend), i, broke)
+            return
+        for step in w["steps"]:
+            mark, why = self.journal_mark(step, w["applied"], i, stale)
+            self.add(f"journal:{step[0]}", t, mark, i, why)
+        if w["store"] == "candidate":
+            if not w["applied"]:
+                self.add("digest", t, Mark(f"✗◇{w['digest']}", "rejected", "candidate-rejected"), i)
+            else:
+                self.add("digest", t, Mark(f"◇{w['digest']}", "stale" if stale else "candidate", "candidate"), i, broke)
 
     def unconfirmed(self) -> None:
         """The effect lifecycle between its intent and its confirmation: in the ticks after an
@@ -569,13 +608,13 @@ class _Builder:
         since: dict[str, int] = {}  # digest -> tick its intent was recorded, while unconfirmed
         spans: list[tuple[int, int]] = []
         for _, e in self.events:
-            d = e.detail
-            if e.kind is Kind.WRITE and d.get("store") == "effect" and d["applied"]:
-                if d["record"] == "intent" and d["digest"] not in since:
-                    since[d["digest"]] = e.tick
-                elif d["record"] == "confirmed" and d["digest"] in since:
-                    spans.append((since.pop(d["digest"]), e.tick))
-            elif e.kind is Kind.LOST and d["store"] == "effects":
+            w = write(e) if e.kind is Kind.WRITE else None
+            if w is not None and w["store"] == "effect" and w["applied"]:
+                if w["record"] == "intent" and w["digest"] not in since:
+                    since[w["digest"]] = e.tick
+                elif w["record"] == "confirmed" and w["digest"] in since:
+                    spans.append((since.pop(w["digest"]), e.tick))
+            elif e.kind is Kind.LOST and payload(e, Lost)["store"] == "effects":
                 since.clear()  # the records are gone: nothing is intended any more
         spans += [(start, self.last + 1) for start in since.values()]
         feed = self.cells.setdefault("feed", {})
@@ -590,7 +629,8 @@ class _Builder:
         for i, e in self.events:
             if e.kind is Kind.NEWSLETTER:
                 start = e.tick
-                self.add("newsletter", e.tick, Mark(e.detail["quote"], "started", "newsletter"), i, self.breaks.get(i, ()))
+                quote = payload(e, Newsletter)["quote"]
+                self.add("newsletter", e.tick, Mark(quote, "started", "newsletter"), i, self.breaks.get(i, ()))
         end = self.last if start is None else start - 1
         for t in range(ready, end + 1):
             self.add("newsletter", t, Mark("·", "waiting", "newsletter-waiting"), None)

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sim.events import EffectWrite, Feed, read
+from sim.events import Feed, payload, write
 from sim.render.shown import At, epoch, refusals, ticks, verdict
 from sim.trace import Kind, Trace
 
@@ -124,12 +124,15 @@ def _this_tick(at: At) -> tuple[set[str], dict[str, str]]:
     intended: set[str] = set()
     posted: dict[str, str] = {}
     for e in at.events:
-        if e.kind is Kind.WRITE or e.kind is Kind.FEED:
-            p = read(e)
-            if isinstance(p, EffectWrite) and p.applied and p.record == "intent":
-                intended.add(p.digest)
-            elif isinstance(p, Feed) and p.post is not None and p.answer in ("applied", "repeat"):
-                posted[p.digest] = p.post if p.answer == "applied" else f"={p.post}"
+        if e.kind is Kind.WRITE:
+            w = write(e)
+            if w["store"] == "effect" and w["applied"] and w["record"] == "intent":
+                intended.add(w["digest"])
+        elif e.kind is Kind.FEED:
+            p = payload(e, Feed)
+            post = p["post"]
+            if post is not None and p["answer"] in ("applied", "repeat"):
+                posted[p["digest"]] = post if p["answer"] == "applied" else f"={post}"
     return intended, posted
 
 

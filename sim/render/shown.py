@@ -27,7 +27,7 @@ from typing import Any
 
 from sim.engine.records import knows
 from sim.engine.state import AttemptState, Setup, State, find_candidate
-from sim.events import Refused, read
+from sim.events import Refused, payload
 from sim.properties import violations
 from sim.trace import Event, Kind, Trace, quoted, revenue
 
@@ -69,9 +69,8 @@ def ticks(trace: Trace) -> Iterator[At]:
     for e in trace.events:
         by_tick.setdefault(e.tick, []).append(e)
         if e.kind is Kind.REFUSED:
-            refused = read(e)
-            assert isinstance(refused, Refused)
-            reasons[refused.digest] = refused.reason
+            refused = payload(e, Refused)
+            reasons[refused["digest"]] = refused["reason"]
     calls: list[int] = []
     started = -1
     for tick in range(trace.last_tick + 1):

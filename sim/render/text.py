@@ -8,15 +8,15 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
 
-from sim.events import EVENT_KINDS, Computed, JournalWrite, read
+from sim.events import EVENT_KINDS, Computed, computed_extras, narrate, payload, phrase, stale, write
 from sim.outcome import Outcome, encoded
-from sim.trace import Event, Trace
+from sim.trace import Event, Kind, Trace
 
 
 def describe(event: Event) -> str:
     """The event in one line of words (without its tick), as its kind words it."""
     who = f"#{event.attempt}" if event.attempt is not None else "controller"
-    return read(event).narrate(who)
+    return narrate(event, who)
 
 
 def outcome_lines(result: Outcome, trace: Trace, so_far: int | None = None) -> list[str]:
@@ -73,15 +73,15 @@ def brief(event: Event, trace: Trace) -> tuple[str, str]:
     subject = EVENT_KINDS[event.kind].subject
     if subject is None:
         subject = f"#{event.attempt}" if event.attempt is not None else ""
-    return subject, read(event).phrase(trace.versions)
+    return subject, phrase(event, trace.versions)
 
 
-def _journals(write: Event, step: Computed, attempt: int | None) -> bool:
-    """`write` is the attempt's own applied, fresh journal record of just that step."""
-    if write.attempt != attempt:
+def _journals(e: Event, step: Computed, attempt: int | None) -> bool:
+    """`e` is the attempt's own applied, fresh journal record of just that step."""
+    if e.kind is not Kind.WRITE or e.attempt != attempt:
         return False
-    w = read(write)
-    return isinstance(w, JournalWrite) and w.applied and not w.stale and [s[0] for s in w.steps] == [step.step]
+    w = write(e)
+    return w["store"] == "journal" and w["applied"] and not stale(w) and [s[0] for s in w["steps"]] == [step["step"]]
 
 
 def _merge_compute(events: list[Event]) -> list[Event | tuple[str, str]]:
@@ -91,12 +91,13 @@ def _merge_compute(events: list[Event]) -> list[Event | tuple[str, str]]:
     for i, e in enumerate(events):
         if i in merged:
             continue
-        computed = read(e)
-        if isinstance(computed, Computed):
+        if e.kind is Kind.COMPUTED:
+            computed = payload(e, Computed)
             j = next((j for j in range(i + 1, len(events)) if _journals(events[j], computed, e.attempt)), None)
             if j is not None:
                 merged.add(j)
-                out.append((f"#{e.attempt}", f"computes and journals s{computed.step} (model call){computed.extras()}"))
+                step = computed["step"]
+                out.append((f"#{e.attempt}", f"computes and journals s{step} (model call){computed_extras(computed)}"))
                 continue
         out.append(e)
     return out
