@@ -23,6 +23,7 @@ from sim.conform import explore, harness, schedule
 from sim.conform.engines import ENGINES, SERVERLESS
 from sim.conform.harness import FAULTS
 from sim.conform.schedule import Schedule
+from sim.events import Computed, Silent, payload
 from sim.run import run_scenario
 from sim.trace import Kind
 from conftest import children_of, live
@@ -76,8 +77,8 @@ def test_a_drawn_schedule_places_every_fault_in_sims_run(seed: int) -> None:
     switches = ENGINES["langgraph" if seed % 2 else "dbos"].switches
     s = schedule.draw(random.Random(seed), switches)
     trace, _ = run_scenario(schedule.scenario_of(s, switches).with_switches(switches))
-    silent = {e.attempt: (e.tick, e.detail["during"]) for e in trace.events if e.kind is Kind.SILENT}
-    computed = {(e.attempt, e.tick): e.detail["step"] for e in trace.events if e.kind is Kind.COMPUTED}
+    silent = {e.attempt: (e.tick, payload(e, Silent)["during"]) for e in trace.events if e.kind is Kind.SILENT}
+    computed = {(e.attempt, e.tick): payload(e, Computed)["step"] for e in trace.events if e.kind is Kind.COMPUTED}
     died = {e.attempt for e in trace.events if e.kind is Kind.DIED}
     for h in s.hits:
         if not h.ends_worker:

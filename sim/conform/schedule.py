@@ -43,9 +43,9 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from typing import Any
 
 from sim.errors import SimError
+from sim.events import Computed, Event, payload, write
 from sim.run import run_scenario
 from sim.scenario import Scenario, parse
 from sim.trace import Kind, Trace
@@ -192,18 +192,20 @@ def model_points(trace: Trace, attempt: int) -> list[tuple[str, int]]:
         if e.attempt != attempt:
             continue
         if e.kind is Kind.COMPUTED:
-            out.append((f"after-call:s{e.detail['step']}", e.tick))
-        elif e.kind is Kind.WRITE and e.detail["store"] == "candidate":
+            out.append((f"after-call:s{payload(e, Computed)['step']}", e.tick))
+        elif e.kind is Kind.WRITE and write(e)["store"] == "candidate":
             out.append((ASSEMBLE, e.tick))
         elif post_action(e) and not any(p in POST_POINTS for p, _ in out):
             out.extend((p, e.tick) for p in POST_POINTS)
     return out
 
 
-def post_action(e: Any) -> bool:
+def post_action(e: Event) -> bool:
     """The event marks a post action: its intent written, its send, or the poster's death."""
-    intent = e.kind is Kind.WRITE and e.detail["store"] == "effect" and e.detail["record"] == "intent"
-    return (intent and e.detail["applied"]) or e.kind in (Kind.SENT, Kind.DIED)
+    if e.kind is Kind.WRITE:
+        w = write(e)
+        return w["store"] == "effect" and w["record"] == "intent" and w["applied"]
+    return e.kind in (Kind.SENT, Kind.DIED)
 
 
 def nth_post(trace: Trace, attempt: int, tick: int) -> int:
