@@ -22,7 +22,8 @@ makes fire there, naming the place by values of the state (attempt number and ti
 post or send). Which steps run in a tick, and in what order, is `sim.engine.order`'s alone.
 
 Inside a step the state is thawed into a `Draft` (and an attempt into a `Worker`), changed in
-place and frozen again; a step with nothing to do returns the state it was given.
+place and frozen again; a step with nothing to do returns the state it was given. Their
+fields are the records' own, derived from the declarations of `sim.engine.state`.
 """
 
 from __future__ import annotations
@@ -54,6 +55,8 @@ from sim.engine.state import (
     Setup,
     State,
     Status,
+    WorkingAttempt,
+    WorkingState,
     find_candidate,
 )
 from sim.faults import CodeChange, Fault, Hold, Loss, Moment, Mutation, PostPoint, Restart, Stall, Unheard
@@ -72,33 +75,16 @@ class Faults(Protocol):
     def consult(self, tick: int, moment: Moment, where: tuple[int, ...]) -> Fault | None: ...
 
 
-class Draft:
-    """One step's working copy of a state: its fields, changed in place, and the events logged."""
+class Draft(WorkingState):
+    """One step's working copy of a state: its fields (`WorkingState`, derived from the
+    declaration of `State`), changed in place, and the events logged."""
 
-    __slots__ = (
-        "setup", "versions", "version", "last_change", "last_acceptance", "epoch", "journal",
-        "candidates", "acceptances", "effects", "feed", "posts", "sends", "attempts", "owner",
-        "assessed", "newsletter", "down", "outage", "tick", "finished", "last_tick", "horizon_reached",
-        "code", "mutated", "events", "faults",
-    )  # fmt: skip
+    __slots__ = ("events", "faults")
 
     def __init__(self, s: State, faults: Faults) -> None:
-        (self.setup, self.versions, self.version, self.last_change, self.last_acceptance,
-         self.epoch, self.journal, self.candidates, self.acceptances, self.effects, self.feed,
-         self.posts, self.sends, self.attempts, self.owner, self.assessed, self.newsletter,
-         self.down, self.outage, self.finished, self.last_tick, self.horizon_reached, self.code, self.mutated,
-         self.tick) = s  # fmt: skip
+        _thaw(self, s)
         self.events: list[Event] = []
         self.faults = faults
-
-    def freeze(self) -> State:
-        return _new(State, (
-            self.setup, self.versions, self.version, self.last_change, self.last_acceptance,
-            self.epoch, self.journal, self.candidates, self.acceptances, self.effects, self.feed,
-            self.posts, self.sends, self.attempts, self.owner, self.assessed, self.newsletter,
-            self.down, self.outage, self.finished, self.last_tick, self.horizon_reached, self.code, self.mutated,
-            self.tick,
-        ))  # fmt: skip
 
     def done(self) -> Step:
         return self.freeze(), self.events
@@ -116,26 +102,14 @@ class Draft:
         return self.versions[self.version]
 
 
-class Worker:
-    """One step's working copy of an attempt."""
+_thaw = WorkingState.__init__
 
-    __slots__ = (
-        "n", "token", "pin", "inherited", "status", "next_tick", "crashed", "silent_since",
-        "results", "unwritten", "step", "phase", "held", "verdict", "candidate", "ended", "unheard",
-        "code",
-    )  # fmt: skip
 
-    def __init__(self, a: AttemptState) -> None:
-        (self.n, self.token, self.pin, self.inherited, self.status, self.next_tick, self.crashed,
-         self.silent_since, self.results, self.unwritten, self.step, self.phase, self.held,
-         self.verdict, self.candidate, self.ended, self.unheard, self.code) = a  # fmt: skip
+class Worker(WorkingAttempt):
+    """One step's working copy of an attempt (`WorkingAttempt`, derived from the declaration
+    of `AttemptState`)."""
 
-    def freeze(self) -> AttemptState:
-        return _new(AttemptState, (
-            self.n, self.token, self.pin, self.inherited, self.status, self.next_tick, self.crashed,
-            self.silent_since, self.results, self.unwritten, self.step, self.phase, self.held,
-            self.verdict, self.candidate, self.ended, self.unheard, self.code,
-        ))  # fmt: skip
+    __slots__ = ()
 
 
 # -- the records ----------------------------------------------------------------------------
