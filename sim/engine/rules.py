@@ -333,15 +333,14 @@ def act(state: State, n: int, t: int, faults: Faults) -> Step:
 
 
 def program(d: Draft, w: Worker, t: int) -> int | None:
-    """One step of the worker's program; return the next tick to act, or None to stop."""
+    """One step of the worker's program (docs/model.md §5.4); return the next tick to act, or
+    None to stop. A paused worker wakes first (`wake`) and finishes the action it began; then
+    the ACT moment's fault (`act_fault`) and the step its phase names (`PROGRAM`): the steps,
+    assembling, waiting for the verdict, posting (a successor that reconciles starts there)."""
     if w.status is Status.REFUSED or w.status is Status.FENCED:
         return None
     if w.silent_since is not None:  # waking from a pause
-        since, w.silent_since = w.silent_since, None
-        d.log(t, Kind.WOKE, w.n, {})
-        held, w.held = w.held, None
-        if d.setup.retries and held is not None and held[0] == "compute":
-            redo(d, w, t, held[1], min(d.setup.retries, (t - since) // d.setup.heartbeat_limit))
+        held = wake(d, w, t)
         if d.setup.step_fencing and fenced_out(d, w):  # its held result is discarded
             fence_woken(d, w, t, held)
             return None
@@ -350,46 +349,90 @@ def program(d: Draft, w: Worker, t: int) -> int | None:
     elif d.setup.step_fencing and fenced_out(d, w):  # replaced while working: no next step
         fence(d, w, t)
         return None
+    return PROGRAM[w.phase](d, w, t, act_fault(d, w, t))
+
+
+def wake(d: Draft, w: Worker, t: int) -> Held | None:
+    """A paused worker wakes: it is heard again, and takes back the action it began as it fell
+    silent (with `retries`, the step's re-deliveries while it was paused run first: `redo`)."""
+    since, w.silent_since = w.silent_since, None
+    assert since is not None
+    d.log(t, Kind.WOKE, w.n, {})
+    held, w.held = w.held, None
+    if d.setup.retries and held is not None and held[0] == "compute":
+        redo(d, w, t, held[1], min(d.setup.retries, (t - since) // d.setup.heartbeat_limit))
+    return held
+
+
+def act_fault(d: Draft, w: Worker, t: int) -> Stall | None:
+    """The ACT moment's fault (docs/model.md §9): a pause, returned (it falls silent as it
+    begins its step), or a heartbeat delay (it works on; the controller stops hearing it)."""
     fault = d.faults.consult(t, Moment.ACT, (w.n, t))
     directive = None if fault is None else fault.directive()
-    silence: Stall | None = None
-    if isinstance(directive, Unheard):  # it works on; the controller stops hearing it
+    if isinstance(directive, Unheard):
         w.unheard = delay_heartbeats(w.unheard, t, directive.ticks)
         d.log(t, Kind.UNHEARD, w.n, {"until": w.unheard[1]})
-    else:
-        silence = directive  # type: ignore[assignment]
-    if w.phase == STEPS:
-        if d.setup.rereads or not has_called(w.n, w.results):  # zombie=from-memory: only before its first call
-            while w.step < len(w.results):
-                restored = restore(d, w, t, w.step)
-                if restored is None:  # a strict replay met a record of other code: stuck
-                    return None
-                if not restored:
-                    break
-                w.step += 1
-        if w.step < len(w.results):
-            part = compute(d, w, t, w.step)
-            if silence is not None:
-                return fall_silent(d, w, t, silence, ("compute", part))
-            return finish(d, w, t, ("compute", part))
-        w.phase = ASSEMBLE
-    if w.phase == ASSEMBLE:
-        if silence is not None:
-            return fall_silent(d, w, t, silence, ("assemble", None))
-        return finish(d, w, t, ("assemble", None))
-    if w.phase == WAIT:
-        verdict = w.verdict
-        if verdict is None or verdict[1] >= t:  # posts from the tick after acceptance
-            if silence is not None:
-                return fall_silent(d, w, t, silence, None)
-            return t + 1
-        if not verdict[0]:  # refused while it was silent and UNKNOWN: it stops now
-            stop(d, w, t)
-            return None
-        w.phase = POST
+        return None
+    return directive  # type: ignore[return-value]
+
+
+def begin(d: Draft, w: Worker, t: int, silence: Stall | None, action: Held) -> int | None:
+    """It begins an action: with a pause it falls silent as it starts (the action waits for
+    its wake), otherwise it finishes it now."""
     if silence is not None:
-        return fall_silent(d, w, t, silence, ("post", None))
-    return post(d, w, t)
+        return fall_silent(d, w, t, silence, action)
+    return finish(d, w, t, action)
+
+
+def do_steps(d: Draft, w: Worker, t: int, silence: Stall | None) -> int | None:
+    """§5.4, 2: the steps in order, each restored for free while its journal record matches
+    (`restore_steps`), the first one that does not computed (a tick, a model call); with
+    every step done it goes on to assemble in the same tick."""
+    if not restore_steps(d, w, t):  # a strict replay met a record of other code: stuck
+        return None
+    if w.step < len(w.results):
+        return begin(d, w, t, silence, ("compute", compute(d, w, t, w.step)))
+    w.phase = ASSEMBLE
+    return do_assemble(d, w, t, silence)
+
+
+def restore_steps(d: Draft, w: Worker, t: int) -> bool:
+    """Restore each step from the current one whose journal key matches (zombie=from-memory:
+    only before its first model call); False when a strict replay stops the attempt."""
+    if d.setup.rereads or not has_called(w.n, w.results):
+        while w.step < len(w.results):
+            restored = restore(d, w, t, w.step)
+            if restored is None:
+                return False
+            if not restored:
+                break
+            w.step += 1
+    return True
+
+
+def do_assemble(d: Draft, w: Worker, t: int, silence: Stall | None) -> int | None:
+    """§5.4, 3: assemble the candidate (`assemble`)."""
+    return begin(d, w, t, silence, ("assemble", None))
+
+
+def do_wait(d: Draft, w: Worker, t: int, silence: Stall | None) -> int | None:
+    """§5.4, 4: wait for the verdict; posting from the tick after an acceptance, in the same
+    tick it reads it; a refusal it reads stops it."""
+    verdict = w.verdict
+    if verdict is None or verdict[1] >= t:  # posts from the tick after acceptance
+        if silence is not None:
+            return fall_silent(d, w, t, silence, None)
+        return t + 1
+    if not verdict[0]:  # refused while it was silent and UNKNOWN: it stops now
+        stop(d, w, t)
+        return None
+    w.phase = POST
+    return do_post(d, w, t, silence)
+
+
+def do_post(d: Draft, w: Worker, t: int, silence: Stall | None) -> int | None:
+    """§5.4, 4 (and 1, reconcile first): the post (`post`)."""
+    return begin(d, w, t, silence, ("post", None))
 
 
 def delay_heartbeats(unheard: tuple[int, int] | None, t: int, ticks: int) -> tuple[int, int]:
@@ -917,3 +960,8 @@ TICK_PHASES: tuple[Callable[[State, int, Faults], Step], ...] = tuple(globals()[
 CONTROLLER_STEPS: tuple[Callable[[State, int, Faults], Step], ...] = tuple(
     globals()[name] for name in order.CONTROLLER_STEPS
 )
+
+#: the step of the worker's program each phase names (docs/model.md §5.4)
+PROGRAM: dict[str, Callable[[Draft, Worker, int, Stall | None], int | None]] = {
+    STEPS: do_steps, ASSEMBLE: do_assemble, WAIT: do_wait, POST: do_post,
+}  # fmt: skip
