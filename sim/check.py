@@ -287,9 +287,7 @@ def check(configs: Sequence[Config], bound: CheckBound, executor: Executor | Non
     limit = unit_memory(max_memory, 1 if inline else workers)
     found, queue = _units(configs, bound, split, merge, limit)
     total = len(queue)
-    left = [0] * len(configs)  # units not yet searched, per configuration
-    for unit in queue:
-        left[unit.index] += 1
+    left = _per_config(queue, len(configs))  # units not yet searched, per configuration
     judged = [tuple(p.name for p in bound.judged_for(config.switches)) for config in configs]
 
     def partial() -> list[Result]:
@@ -300,32 +298,60 @@ def check(configs: Sequence[Config], bound: CheckBound, executor: Executor | Non
     done = 0
     try:
         while queue or inflight:
-            while queue and len(inflight) < 2 * max(1, workers):
-                unit = queue.pop()
-                inflight[executor.submit(run_unit, unit)] = unit
+            _submit(executor, queue, inflight, 2 * max(1, workers))
             finished, _ = wait(list(inflight), timeout=MEMORY_POLL if max_memory else None, return_when=FIRST_COMPLETED)
             for future in finished:
-                unit = inflight.pop(future)
-                try:
-                    found[unit.index].add(future.result())
-                except MemoryLimit as stop:  # what the unit found before it stopped counts, not exhaustive
-                    found[unit.index].add(stop.found)
-                    raise
-                left[unit.index] -= 1
+                _take(future, inflight.pop(future), found, left)
                 done += 1
             if progress is not None:
                 progress(done, total, sum(f.nodes for f in found))
-            if max_memory and not inline and (held := tree_rss()) > max_memory:
-                raise MemoryLimit(Found(), held)
+            if max_memory and not inline:
+                _within(max_memory)
     except MemoryLimit as stop:
-        for future in inflight:
-            future.cancel()
+        _cancel(inflight)
         raise OutOfMemory(partial(), done, total, max(stop.held, tree_rss()), max_memory) from None
     except KeyboardInterrupt:
-        for future in inflight:
-            future.cancel()
+        _cancel(inflight)
         raise Interrupted(partial(), done, total) from None
     return [result_of(config, f, names) for config, f, names in zip(configs, found, judged)]
+
+
+def _per_config(queue: list[Unit], configs: int) -> list[int]:
+    """How many of the queue's units each configuration has."""
+    counts = [0] * configs
+    for unit in queue:
+        counts[unit.index] += 1
+    return counts
+
+
+def _submit(executor: Executor, queue: list[Unit], inflight: dict[Future[Found], Unit], most: int) -> None:
+    """Submit units from the end of the queue until `most` are in flight."""
+    while queue and len(inflight) < most:
+        unit = queue.pop()
+        inflight[executor.submit(run_unit, unit)] = unit
+
+
+def _take(future: Future[Found], unit: Unit, found: list[Found], left: list[int]) -> None:
+    """A finished unit's findings, added to its configuration's (one unit fewer left)."""
+    try:
+        found[unit.index].add(future.result())
+    except MemoryLimit as stop:  # what the unit found before it stopped counts, not exhaustive
+        found[unit.index].add(stop.found)
+        raise
+    left[unit.index] -= 1
+
+
+def _within(max_memory: int) -> None:
+    """Stop (`MemoryLimit`) when this process and its workers together hold more than `max_memory`."""
+    held = tree_rss()
+    if held > max_memory:
+        raise MemoryLimit(Found(), held)
+
+
+def _cancel(inflight: dict[Future[Found], Unit]) -> None:
+    """Cancel the units in flight (those already running finish unread)."""
+    for future in inflight:
+        future.cancel()
 
 
 def _units(configs: Sequence[Config], bound: CheckBound, split: int, merge: str,

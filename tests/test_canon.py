@@ -8,12 +8,20 @@
   condition is false is given another value of the field, and the run goes on with the same
   events.
 
+- a state field is declared once (type, canonical role, value at t0): the rules' working
+  copies, `initial_state` and the canonical form are derived from it, so a field added there
+  alone reaches all three; a record with a field that declares no role is refused at import.
+
 Soundness as a whole is measured by tests/test_differential.py.
 """
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple, get_type_hints
+import importlib
+import sys
+import types as types_
+from pathlib import Path
+from typing import Annotated, Any, NamedTuple, get_type_hints
 
 import pytest
 
@@ -21,9 +29,23 @@ from sim import properties
 from sim.check import SETTING
 from sim.engine import canon
 from sim.engine.canon import PLANS, canonical, declarations, records_in
-from sim.engine.keep import Dropped, Nested, While
-from sim.engine.rules import run_tick
-from sim.engine.state import POST, AttemptState, State, Status
+from sim.engine.keep import KEPT, Dropped, Nested, Relative, While, declared
+from sim.engine.rules import Draft, Worker, run_tick
+from sim.engine.state import (
+    POST,
+    AttemptState,
+    Initially,
+    State,
+    Status,
+    WorkingAttempt,
+    WorkingState,
+    declared_state,
+    initial,
+    initial_state,
+    initially,
+    working_copy,
+)
+from sim.schedule import worked_example
 from sim.faults import KINDS
 from sim.search import NO_FAULTS, Node, NodeKey, Search, Space, node_key, root
 from sim.switches import Switches
@@ -162,3 +184,101 @@ def test_a_stuck_attempt_still_running_keeps_its_unheard_window() -> None:
 
 
 SETTING_STATE = root(Space(Switches(), 0, 1, SETTING, (), ())).state
+
+
+# -- a state field is declared once -----------------------------------------------------------------
+def test_every_state_field_reaches_the_working_copy_the_initial_state_and_the_canonical_form() -> None:
+    switches = Switches()
+    start = initial_state(switches, worked_example(switches))
+    state = reached({})[-1]
+    for cls, copy, record in ((State, WorkingState, state), (AttemptState, WorkingAttempt, state.attempts[0])):
+        assert copy.__slots__ == cls._fields  # type: ignore[attr-defined]
+        thawed = copy(record)
+        assert [getattr(thawed, name) for name in cls._fields] == list(record)  # type: ignore[attr-defined]
+        assert thawed.freeze() == record and type(thawed.freeze()) is cls
+        assert set(declarations(cls)) == set(cls._fields)  # type: ignore[attr-defined]
+    assert issubclass(Draft, WorkingState) and issubclass(Worker, WorkingAttempt)
+    for name, default in State._field_defaults.items():
+        value = default.of(start.setup) if isinstance(default, Initially) else default
+        assert getattr(start, name) == value, name
+    assert set(State._field_defaults) == set(State._fields)
+
+
+def grown(extra: dict[str, tuple[Any, Any]], without: str = "") -> type:
+    """`State` with more fields (each its type and value at t0), declared as a maintainer
+    would, before `tick` (`without`: a field whose value at t0 is left out)."""
+    hints = get_type_hints(State, include_extras=True)
+    *before, last = State._fields
+    names = [*before, *extra, last]
+    types = {**hints, **{name: tp for name, (tp, _) in extra.items()}}
+    defaults = {**State._field_defaults, **{name: value for name, (_, value) in extra.items()}}
+    body = {"__annotations__": {n: types[n] for n in names}, "__module__": __name__,
+            **{n: defaults[n] for n in names if n != without}}  # fmt: skip
+    return declared_state(types_.new_class("Grown", (NamedTuple,), {}, lambda ns: ns.update(body)))
+
+
+def test_a_field_declared_in_the_state_alone_reaches_the_working_copy_the_initial_state_and_the_form() -> None:
+    Grown = grown({  # noqa: N806
+        "backlog": (Annotated[int, KEPT], initially(lambda setup: setup.sections * 2)),
+        "deadline": (Annotated[int | None, Relative("only how far ahead")], None),
+        "note": (Annotated[str, Dropped("history only")], ""),
+    })  # fmt: skip
+    switches = Switches()
+    setup = initial_state(switches, worked_example(switches)).setup
+    start = initial(Grown, setup)
+    assert (start.backlog, start.deadline, start.note) == (8, None, "")
+    assert tuple(start[:-4]) + (start.tick,) == initial_state(switches, worked_example(switches))
+    copy = working_copy(Grown)
+    thawed = copy(start)
+    thawed.backlog += 1
+    thawed.deadline = 9
+    changed = thawed.freeze()
+    assert type(changed) is Grown and (changed.backlog, changed.deadline, changed.tick) == (9, 9, start.tick)
+    form = canon.plan(Grown)
+    try:
+        now = canon.Now(changed)
+        assert form(changed, now) != form(changed._replace(backlog=8), now)  # kept
+        assert form(changed, now) != form(changed._replace(deadline=10), now)  # relative to now
+        assert form(changed, now) == form(changed._replace(note="seen"), now)  # dropped
+        later = changed._replace(deadline=10, tick=changed.tick + 1)
+        assert form(later, canon.Now(later))[-2:] == form(changed, now)[-2:]  # the same distance ahead
+    finally:
+        canon.NAMESPACE.pop("form_Grown", None)
+
+
+def test_a_record_with_a_field_that_declares_no_role_is_refused() -> None:
+    with pytest.raises(TypeError, match=r"Loose\.other does not declare what the canonical form keeps"):
+
+        @declared
+        class Loose(NamedTuple):
+            kept: Annotated[int, KEPT]
+            other: int
+
+    with pytest.raises(TypeError, match=r"Twice\.kept declares more than once"):
+
+        @declared
+        class Twice(NamedTuple):
+            kept: Annotated[int, KEPT, Dropped("no")]
+
+    assert grown({})._fields == State._fields  # type: ignore[attr-defined]
+    with pytest.raises(TypeError, match=r"Grown: no value at t0 \(a default\) for setup"):
+        grown({}, without="setup")
+
+
+def test_a_state_field_without_a_role_is_refused_at_import(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The module that declares it fails to import: nothing can run with the field unmerged or
+    silently dropped from the canonical form."""
+    (tmp_path / "toy_state.py").write_text(
+        "from typing import Annotated, NamedTuple\n"
+        "from sim.engine.keep import KEPT\n"
+        "from sim.engine.state import declared_state\n\n\n"
+        "@declared_state\n"
+        "class State(NamedTuple):\n"
+        "    epoch: Annotated[int, KEPT] = 0\n"
+        "    backlog: int = 0  # no role\n",
+        encoding="utf-8",
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(TypeError, match=r"State\.backlog does not declare"):
+        importlib.import_module("toy_state")
+    sys.modules.pop("toy_state", None)

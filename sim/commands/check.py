@@ -265,6 +265,20 @@ LABEL_WIDTH = 24
 def _render(bound: checker.CheckBound, results: list[checker.Result],
             files: dict[tuple[str, str, str], Path] | None, seconds: float, workers: int) -> None:  # fmt: skip
     """The result table; `files` None: an interrupted check (nothing written, no bound line)."""
+    _render_rows(bound, results)
+    _render_judged(bound, results)
+    if files is None:
+        return
+    _render_counterexamples(results, files)
+    hits = sum(r.horizon_reached for r in results)
+    if hits:
+        click.echo(f"warning: {hits} run(s) reached the engine's {checker.SETTING.horizon}-tick horizon guard")
+    click.echo()
+    click.echo(textwrap.fill(_bound_line(bound, results, seconds, workers), width=80, break_on_hyphens=False))
+
+
+def _render_rows(bound: checker.CheckBound, results: list[checker.Result]) -> None:
+    """One row per configuration: its verdict, what it did not judge, what broke."""
     rows = [
         [r.protections, r.checkpoints, f"{r.schedules:,}", f"{r.nodes:,}",
          verdict(r.broken, bounded=True) if r.complete or r.broken else "not exhaustive"]
@@ -294,6 +308,10 @@ def _render(bound: checker.CheckBound, results: list[checker.Result],
             names = [f"{name} {count:,}" for name, count in r.violations.items() if count]
             click.echo(textwrap.fill("; ".join(names), width=80, initial_indent="    broken: ",
                                      subsequent_indent="            ", break_on_hyphens=False))  # fmt: skip
+
+
+def _render_judged(bound: checker.CheckBound, results: list[checker.Result]) -> None:
+    """The invariants judged, and those no row judged."""
     judged = list(dict.fromkeys(name for r in results for name in r.violations))
     click.echo(textwrap.fill("judged: " + ", ".join(judged) + " (a count is the schedules that broke it)",
                              width=80, subsequent_indent="    ", break_on_hyphens=False))  # fmt: skip
@@ -303,24 +321,22 @@ def _render(bound: checker.CheckBound, results: list[checker.Result],
             f"not judged: {', '.join(left)}: these settings let a fault kind break it, but no kind enumerated "
             f"({', '.join(k.plural for k in bound.kinds)}) can; --faults all enumerates every kind",
             width=80, subsequent_indent="    ", break_on_hyphens=False))  # fmt: skip
+
+
+def _render_counterexamples(results: list[checker.Result], files: dict[tuple[str, str, str], Path]) -> None:
+    """Each broken row's shortest counterexamples, and the files they were written to."""
     broken = [r for r in results if r.broken]
-    if files is None:
+    if not broken:
         return
-    if broken:
-        click.echo()
-        click.echo("shortest counterexamples (sim trace FILE --check replays each):")
-        click.echo("  (beside each, its page: the same name, .html)")
-        for r in broken:
-            for name, example in r.counterexamples.items():
-                click.echo(textwrap.fill(
-                    f"{r.protections} {r.checkpoints}: {name} at t{example.tick} <- {example.describe()}",
-                    width=80, initial_indent="  ", subsequent_indent="      ", break_on_hyphens=False))  # fmt: skip
-                click.echo(f"      {files[(r.protections, r.checkpoints, name)]}")
-    hits = sum(r.horizon_reached for r in results)
-    if hits:
-        click.echo(f"warning: {hits} run(s) reached the engine's {checker.SETTING.horizon}-tick horizon guard")
     click.echo()
-    click.echo(textwrap.fill(_bound_line(bound, results, seconds, workers), width=80, break_on_hyphens=False))
+    click.echo("shortest counterexamples (sim trace FILE --check replays each):")
+    click.echo("  (beside each, its page: the same name, .html)")
+    for r in broken:
+        for name, example in r.counterexamples.items():
+            click.echo(textwrap.fill(
+                f"{r.protections} {r.checkpoints}: {name} at t{example.tick} <- {example.describe()}",
+                width=80, initial_indent="  ", subsequent_indent="      ", break_on_hyphens=False))  # fmt: skip
+            click.echo(f"      {files[(r.protections, r.checkpoints, name)]}")
 
 
 def _verdict_lines(text: str, left: list[str], start: int) -> list[str]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -42,20 +43,14 @@ def conform(
     faults crash, zombie, lost answer (with and without a key) and crash with the report
     changed; show each observed figure beside sim's prediction. Exit 1 on a mismatch: a value
     that is neither the prediction nor one a behaviour the model does not capture explains."""
-    if every == (engine is not None):
-        raise click.UsageError(f"name one engine ({', '.join(ENGINES)}) or give --all")
-    names = list(ENGINES) if every else [engine or ""]
-    for name in names:
-        require(ENGINES[name])
+    names = _engines(engine, every)
     if explore is not None or schedule is not None:
         if every or faults or (explore is not None and schedule is not None):
             raise click.UsageError("--explore and --schedule take one engine, without --all, --fault or each other")
         return scheduled(names[0], explore, seed, schedule, runs, jobs, as_json, out)
     runs = runs or 1
     if out is not None:
-        prepare_out(out)
-        for name in ("conformance.md", "conformance.json"):
-            refuse_special(out / name)
+        _prepare(out)
     docs = []
     for name in names:
         doc = run_conform(name, only=faults, jobs=jobs, runs=runs)
@@ -65,10 +60,38 @@ def conform(
     if as_json:
         emit_json(docs[0] if len(docs) == 1 and not every else {"engines": docs})
     if out is not None:
-        write_out(out / "conformance.md", markdown(docs))
-        write_out(out / "conformance.json", report_json(docs))
-        click.echo(f"wrote {out / 'conformance.md'} and {out / 'conformance.json'}", err=as_json)
+        _write(out, docs, as_json)
     return 0 if all(d["ok"] for d in docs) else 1
+
+
+def _engines(engine: str | None, every: bool) -> list[str]:
+    """The engines to run (one, or all with --all), each installed (else one line, exit 2)."""
+    if every == (engine is not None):
+        raise click.UsageError(f"name one engine ({', '.join(ENGINES)}) or give --all")
+    names = list(ENGINES) if every else [engine or ""]
+    for name in names:
+        require(ENGINES[name])
+    return names
+
+
+#: the reports `--out` writes
+REPORTS = ("conformance.md", "conformance.json")
+
+
+def _prepare(out: Path) -> None:
+    """The `--out` folder, ready before any engine runs (a report path that is not a regular
+    file is refused)."""
+    prepare_out(out)
+    for name in REPORTS:
+        refuse_special(out / name)
+
+
+def _write(out: Path, docs: list[dict[str, Any]], as_json: bool) -> None:
+    """The reports, and the line that says where."""
+    md, js = (out / name for name in REPORTS)
+    write_out(md, markdown(docs))
+    write_out(js, report_json(docs))
+    click.echo(f"wrote {md} and {js}", err=as_json)
 
 
 def scheduled(engine: str, explore: int | None, seed: int, schedule: Path | None, runs: int | None, jobs: int,

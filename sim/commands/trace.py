@@ -135,12 +135,7 @@ def trace(
     until: int | None, fmt: str, html_out: Path | None, no_color: bool, width: int | None,
 ) -> int:  # fmt: skip
     """Run one scenario (a name from `sim scenarios`, or a .toml file) and draw its trace."""
-    if as_json and fmt == "itf":
-        raise click.UsageError("--json and --format itf are two different documents: choose one")
-    if step and (as_json or fmt == "itf"):
-        raise click.UsageError("--step replays the swimlane; it does not combine with --json or --format itf")
-    if html_out is not None and (as_json or fmt == "itf" or step):
-        raise click.UsageError("--html writes a page; it does not combine with --json, --format itf or --step")
+    _refuse_combinations(as_json, fmt, step, html_out)
     loaded = load_scenario(scenario, sets, profile)
     notes = note_inert([run_of(loaded.switches, schedule_kinds(loaded.schedule))], IN_THE_SCHEDULE)
     events, result = run_scenario(loaded)
@@ -175,16 +170,31 @@ def trace(
             swimlane.emit(
                 con, swimlane.screen(events, shown, grid, title=title_of(loaded), width=con.width, stoppers=stoppers)
             )
-    if check:
-        if not loaded.expect:
-            click.echo(f"sim: check: {loaded.source} has no [expect] table (or --set cleared it)", err=True)
-            return 1
-        if diffs:
-            click.echo(f"sim: check FAILED for {loaded.name}:", err=True)
-            for line in diffs:
-                click.echo(f"  {line}", err=True)
-            return 1
-        click.echo(f"check: ok ({len(loaded.expect)} expected figures match)", err=machine)
+    return _checked(loaded, diffs, machine) if check else 0
+
+
+def _refuse_combinations(as_json: bool, fmt: str, step: bool, html_out: Path | None) -> None:
+    """The options that do not combine (a usage error, exit 2)."""
+    if as_json and fmt == "itf":
+        raise click.UsageError("--json and --format itf are two different documents: choose one")
+    if step and (as_json or fmt == "itf"):
+        raise click.UsageError("--step replays the swimlane; it does not combine with --json or --format itf")
+    if html_out is not None and (as_json or fmt == "itf" or step):
+        raise click.UsageError("--html writes a page; it does not combine with --json, --format itf or --step")
+
+
+def _checked(loaded: Scenario, diffs: list[str], machine: bool) -> int:
+    """`--check`: the exit code, with the differences from the scenario's [expect] table on
+    stderr (the ok line on stdout, or on stderr when stdout is a machine-read document)."""
+    if not loaded.expect:
+        click.echo(f"sim: check: {loaded.source} has no [expect] table (or --set cleared it)", err=True)
+        return 1
+    if diffs:
+        click.echo(f"sim: check FAILED for {loaded.name}:", err=True)
+        for line in diffs:
+            click.echo(f"  {line}", err=True)
+        return 1
+    click.echo(f"check: ok ({len(loaded.expect)} expected figures match)", err=machine)
     return 0
 
 

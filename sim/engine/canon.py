@@ -40,7 +40,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, get_args, get_origin, get_type_hints
 
-from sim.engine.keep import AsContent, Before, Dropped, Form, IsSet, Keep, Kept, Nested, Relative, While
+from sim.engine.keep import AsContent, Before, Dropped, Form, IsSet, Keep, Kept, Nested, Relative, While, declarations
 from sim.engine.records import Acceptance, Candidate, Feed, JournalRecord, Part, has_called
 from sim.engine.state import AttemptState, State, Status
 
@@ -176,19 +176,7 @@ FORMS: dict[str, Callable[[Any, Any, Now], Any]] = {
 }  # fmt: skip
 
 
-# -- applying the declarations ----------------------------------------------------------------------
-def declarations(cls: type) -> dict[str, Keep]:
-    """Each field's declaration (`Annotated[type, Keep]`), by name; a field without one is
-    missing from the result (`tests/test_canon.py` fails on it)."""
-    hints = get_type_hints(cls, include_extras=True)
-    out = {}
-    for name in cls._fields:  # type: ignore[attr-defined]
-        found = [m for m in getattr(hints[name], "__metadata__", ()) if isinstance(m, Keep)]
-        if found:
-            out[name] = found[0]
-    return out
-
-
+# -- applying the declarations (`keep.declarations`) -------------------------------------------------
 def field_form(cls: type, i: int, keep: Keep, names: dict[str, Any], builders: list[str]) -> str | None:
     """The expression giving field i's form of record `r` from its declaration (None:
     dropped); the functions it calls go into `names`, helper functions into `builders`."""

@@ -21,13 +21,15 @@ The declarations:
   reason needs more than one of the above (an age capped at a bound, a window).
 - `While`: kept (as `then`) only while `when` holds of its record, else as `otherwise`
   (dropped, unless said): the condition is named beside the field.
+
+A record type is marked `@declared`, which refuses it at import if a field declares none.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar, get_type_hints
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,5 +99,29 @@ class While(Keep):
 KEPT = Kept()
 NESTED = Nested()
 
+R = TypeVar("R", bound=type)
+
+
+def roles(cls: type) -> dict[str, list[Keep]]:
+    """The declarations (`Annotated[type, Keep]`) each field of a record type carries, by name."""
+    hints = get_type_hints(cls, include_extras=True)
+    return {name: [m for m in getattr(hints[name], "__metadata__", ()) if isinstance(m, Keep)]
+            for name in cls._fields}  # type: ignore[attr-defined]  # fmt: skip
+
+
+def declarations(cls: type) -> dict[str, Keep]:
+    """Each field's declaration, by name; a field without one is missing from the result."""
+    return {name: found[0] for name, found in roles(cls).items() if found}
+
+
+def declared(cls: R) -> R:
+    """A record type whose every field declares what the canonical form keeps of it, once;
+    any other is refused when its module is imported (TypeError)."""
+    for name, found in roles(cls).items():
+        if len(found) != 1:
+            what = "does not declare" if not found else "declares more than once"
+            raise TypeError(f"{cls.__name__}.{name} {what} what the canonical form keeps of it (sim/engine/keep.py)")
+    return cls
+
 __all__ = ["KEPT", "NESTED", "AsContent", "Before", "Dropped", "Fixed", "Form", "IsSet", "Keep", "Kept", "Nested",
-           "Relative", "While"]  # fmt: skip
+           "Relative", "While", "declarations", "declared"]  # fmt: skip

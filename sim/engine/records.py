@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Annotated, NamedTuple
 
-from sim.engine.keep import KEPT, NESTED, AsContent, Dropped, Form
+from sim.engine.keep import KEPT, NESTED, AsContent, Dropped, Form, declared
 
 #: a result id (`s2@3`) or a writer: only ever logged, never compared (restores match by
 #: key, acceptance by content), so the canonical form drops it (`sim.engine.keep`)
@@ -53,6 +53,7 @@ class Truth(NamedTuple):
 PLAIN = Truth()
 
 
+@declared
 class JournalRecord(NamedTuple):
     result: Annotated[str, NAME_ONLY]
     content: Annotated[int, KEPT]  # the section content revision the result was computed from
@@ -61,6 +62,7 @@ class JournalRecord(NamedTuple):
     truth: Annotated[Truth, KEPT] = PLAIN
 
 
+@declared
 class Part(NamedTuple):
     result: Annotated[str, NAME_ONLY]
     content: Annotated[int, KEPT]
@@ -77,6 +79,7 @@ def has_called(n: int, results: tuple[Part | None, ...]) -> bool:
     return any(p is not None and p.result == result_id(i, n) for i, p in enumerate(results))
 
 
+@declared
 class Candidate(NamedTuple):
     digest: Annotated[str, KEPT]
     attempt: Annotated[int, KEPT]
@@ -91,12 +94,14 @@ class Candidate(NamedTuple):
         return tuple(p.content for p in self.parts)
 
 
+@declared
 class Acceptance(NamedTuple):
     digest: Annotated[str, KEPT]  # the accepted candidate, by its digest id
     version: Annotated[int | None, AsContent("the accepted content")]  # 0-based; None with pins off
     tick: Annotated[int, Dropped("never read")]
 
 
+@declared
 class Feed(NamedTuple):
     """The external feed, as a value: keyed, serialized receive. It checks idempotency keys only.
 

@@ -22,7 +22,8 @@ makes fire there, naming the place by values of the state (attempt number and ti
 post or send). Which steps run in a tick, and in what order, is `sim.engine.order`'s alone.
 
 Inside a step the state is thawed into a `Draft` (and an attempt into a `Worker`), changed in
-place and frozen again; a step with nothing to do returns the state it was given.
+place and frozen again; a step with nothing to do returns the state it was given. Their
+fields are the records' own, derived from the declarations of `sim.engine.state`.
 """
 
 from __future__ import annotations
@@ -54,6 +55,8 @@ from sim.engine.state import (
     Setup,
     State,
     Status,
+    WorkingAttempt,
+    WorkingState,
     find_candidate,
 )
 from sim.faults import CodeChange, Fault, Hold, Loss, Moment, Mutation, PostPoint, Restart, Stall, Unheard
@@ -72,33 +75,16 @@ class Faults(Protocol):
     def consult(self, tick: int, moment: Moment, where: tuple[int, ...]) -> Fault | None: ...
 
 
-class Draft:
-    """One step's working copy of a state: its fields, changed in place, and the events logged."""
+class Draft(WorkingState):
+    """One step's working copy of a state: its fields (`WorkingState`, derived from the
+    declaration of `State`), changed in place, and the events logged."""
 
-    __slots__ = (
-        "setup", "versions", "version", "last_change", "last_acceptance", "epoch", "journal",
-        "candidates", "acceptances", "effects", "feed", "posts", "sends", "attempts", "owner",
-        "assessed", "newsletter", "down", "outage", "tick", "finished", "last_tick", "horizon_reached",
-        "code", "mutated", "events", "faults",
-    )  # fmt: skip
+    __slots__ = ("events", "faults")
 
     def __init__(self, s: State, faults: Faults) -> None:
-        (self.setup, self.versions, self.version, self.last_change, self.last_acceptance,
-         self.epoch, self.journal, self.candidates, self.acceptances, self.effects, self.feed,
-         self.posts, self.sends, self.attempts, self.owner, self.assessed, self.newsletter,
-         self.down, self.outage, self.finished, self.last_tick, self.horizon_reached, self.code, self.mutated,
-         self.tick) = s  # fmt: skip
+        _thaw(self, s)
         self.events: list[Event] = []
         self.faults = faults
-
-    def freeze(self) -> State:
-        return _new(State, (
-            self.setup, self.versions, self.version, self.last_change, self.last_acceptance,
-            self.epoch, self.journal, self.candidates, self.acceptances, self.effects, self.feed,
-            self.posts, self.sends, self.attempts, self.owner, self.assessed, self.newsletter,
-            self.down, self.outage, self.finished, self.last_tick, self.horizon_reached, self.code, self.mutated,
-            self.tick,
-        ))  # fmt: skip
 
     def done(self) -> Step:
         return self.freeze(), self.events
@@ -116,26 +102,14 @@ class Draft:
         return self.versions[self.version]
 
 
-class Worker:
-    """One step's working copy of an attempt."""
+_thaw = WorkingState.__init__
 
-    __slots__ = (
-        "n", "token", "pin", "inherited", "status", "next_tick", "crashed", "silent_since",
-        "results", "unwritten", "step", "phase", "held", "verdict", "candidate", "ended", "unheard",
-        "code",
-    )  # fmt: skip
 
-    def __init__(self, a: AttemptState) -> None:
-        (self.n, self.token, self.pin, self.inherited, self.status, self.next_tick, self.crashed,
-         self.silent_since, self.results, self.unwritten, self.step, self.phase, self.held,
-         self.verdict, self.candidate, self.ended, self.unheard, self.code) = a  # fmt: skip
+class Worker(WorkingAttempt):
+    """One step's working copy of an attempt (`WorkingAttempt`, derived from the declaration
+    of `AttemptState`)."""
 
-    def freeze(self) -> AttemptState:
-        return _new(AttemptState, (
-            self.n, self.token, self.pin, self.inherited, self.status, self.next_tick, self.crashed,
-            self.silent_since, self.results, self.unwritten, self.step, self.phase, self.held,
-            self.verdict, self.candidate, self.ended, self.unheard, self.code,
-        ))  # fmt: skip
+    __slots__ = ()
 
 
 # -- the records ----------------------------------------------------------------------------
@@ -359,15 +333,14 @@ def act(state: State, n: int, t: int, faults: Faults) -> Step:
 
 
 def program(d: Draft, w: Worker, t: int) -> int | None:
-    """One step of the worker's program; return the next tick to act, or None to stop."""
+    """One step of the worker's program (docs/model.md §5.4); return the next tick to act, or
+    None to stop. A paused worker wakes first (`wake`) and finishes the action it began; then
+    the ACT moment's fault (`act_fault`) and the step its phase names (`PROGRAM`): the steps,
+    assembling, waiting for the verdict, posting (a successor that reconciles starts there)."""
     if w.status is Status.REFUSED or w.status is Status.FENCED:
         return None
     if w.silent_since is not None:  # waking from a pause
-        since, w.silent_since = w.silent_since, None
-        d.log(t, Kind.WOKE, w.n, {})
-        held, w.held = w.held, None
-        if d.setup.retries and held is not None and held[0] == "compute":
-            redo(d, w, t, held[1], min(d.setup.retries, (t - since) // d.setup.heartbeat_limit))
+        held = wake(d, w, t)
         if d.setup.step_fencing and fenced_out(d, w):  # its held result is discarded
             fence_woken(d, w, t, held)
             return None
@@ -376,46 +349,90 @@ def program(d: Draft, w: Worker, t: int) -> int | None:
     elif d.setup.step_fencing and fenced_out(d, w):  # replaced while working: no next step
         fence(d, w, t)
         return None
+    return PROGRAM[w.phase](d, w, t, act_fault(d, w, t))
+
+
+def wake(d: Draft, w: Worker, t: int) -> Held | None:
+    """A paused worker wakes: it is heard again, and takes back the action it began as it fell
+    silent (with `retries`, the step's re-deliveries while it was paused run first: `redo`)."""
+    since, w.silent_since = w.silent_since, None
+    assert since is not None
+    d.log(t, Kind.WOKE, w.n, {})
+    held, w.held = w.held, None
+    if d.setup.retries and held is not None and held[0] == "compute":
+        redo(d, w, t, held[1], min(d.setup.retries, (t - since) // d.setup.heartbeat_limit))
+    return held
+
+
+def act_fault(d: Draft, w: Worker, t: int) -> Stall | None:
+    """The ACT moment's fault (docs/model.md §9): a pause, returned (it falls silent as it
+    begins its step), or a heartbeat delay (it works on; the controller stops hearing it)."""
     fault = d.faults.consult(t, Moment.ACT, (w.n, t))
     directive = None if fault is None else fault.directive()
-    silence: Stall | None = None
-    if isinstance(directive, Unheard):  # it works on; the controller stops hearing it
+    if isinstance(directive, Unheard):
         w.unheard = delay_heartbeats(w.unheard, t, directive.ticks)
         d.log(t, Kind.UNHEARD, w.n, {"until": w.unheard[1]})
-    else:
-        silence = directive  # type: ignore[assignment]
-    if w.phase == STEPS:
-        if d.setup.rereads or not has_called(w.n, w.results):  # zombie=from-memory: only before its first call
-            while w.step < len(w.results):
-                restored = restore(d, w, t, w.step)
-                if restored is None:  # a strict replay met a record of other code: stuck
-                    return None
-                if not restored:
-                    break
-                w.step += 1
-        if w.step < len(w.results):
-            part = compute(d, w, t, w.step)
-            if silence is not None:
-                return fall_silent(d, w, t, silence, ("compute", part))
-            return finish(d, w, t, ("compute", part))
-        w.phase = ASSEMBLE
-    if w.phase == ASSEMBLE:
-        if silence is not None:
-            return fall_silent(d, w, t, silence, ("assemble", None))
-        return finish(d, w, t, ("assemble", None))
-    if w.phase == WAIT:
-        verdict = w.verdict
-        if verdict is None or verdict[1] >= t:  # posts from the tick after acceptance
-            if silence is not None:
-                return fall_silent(d, w, t, silence, None)
-            return t + 1
-        if not verdict[0]:  # refused while it was silent and UNKNOWN: it stops now
-            stop(d, w, t)
-            return None
-        w.phase = POST
+        return None
+    return directive  # type: ignore[return-value]
+
+
+def begin(d: Draft, w: Worker, t: int, silence: Stall | None, action: Held) -> int | None:
+    """It begins an action: with a pause it falls silent as it starts (the action waits for
+    its wake), otherwise it finishes it now."""
     if silence is not None:
-        return fall_silent(d, w, t, silence, ("post", None))
-    return post(d, w, t)
+        return fall_silent(d, w, t, silence, action)
+    return finish(d, w, t, action)
+
+
+def do_steps(d: Draft, w: Worker, t: int, silence: Stall | None) -> int | None:
+    """§5.4, 2: the steps in order, each restored for free while its journal record matches
+    (`restore_steps`), the first one that does not computed (a tick, a model call); with
+    every step done it goes on to assemble in the same tick."""
+    if not restore_steps(d, w, t):  # a strict replay met a record of other code: stuck
+        return None
+    if w.step < len(w.results):
+        return begin(d, w, t, silence, ("compute", compute(d, w, t, w.step)))
+    w.phase = ASSEMBLE
+    return do_assemble(d, w, t, silence)
+
+
+def restore_steps(d: Draft, w: Worker, t: int) -> bool:
+    """Restore each step from the current one whose journal key matches (zombie=from-memory:
+    only before its first model call); False when a strict replay stops the attempt."""
+    if d.setup.rereads or not has_called(w.n, w.results):
+        while w.step < len(w.results):
+            restored = restore(d, w, t, w.step)
+            if restored is None:
+                return False
+            if not restored:
+                break
+            w.step += 1
+    return True
+
+
+def do_assemble(d: Draft, w: Worker, t: int, silence: Stall | None) -> int | None:
+    """§5.4, 3: assemble the candidate (`assemble`)."""
+    return begin(d, w, t, silence, ("assemble", None))
+
+
+def do_wait(d: Draft, w: Worker, t: int, silence: Stall | None) -> int | None:
+    """§5.4, 4: wait for the verdict; posting from the tick after an acceptance, in the same
+    tick it reads it; a refusal it reads stops it."""
+    verdict = w.verdict
+    if verdict is None or verdict[1] >= t:  # posts from the tick after acceptance
+        if silence is not None:
+            return fall_silent(d, w, t, silence, None)
+        return t + 1
+    if not verdict[0]:  # refused while it was silent and UNKNOWN: it stops now
+        stop(d, w, t)
+        return None
+    w.phase = POST
+    return do_post(d, w, t, silence)
+
+
+def do_post(d: Draft, w: Worker, t: int, silence: Stall | None) -> int | None:
+    """§5.4, 4 (and 1, reconcile first): the post (`post`)."""
+    return begin(d, w, t, silence, ("post", None))
 
 
 def delay_heartbeats(unheard: tuple[int, int] | None, t: int, ticks: int) -> tuple[int, int]:
@@ -943,3 +960,8 @@ TICK_PHASES: tuple[Callable[[State, int, Faults], Step], ...] = tuple(globals()[
 CONTROLLER_STEPS: tuple[Callable[[State, int, Faults], Step], ...] = tuple(
     globals()[name] for name in order.CONTROLLER_STEPS
 )
+
+#: the step of the worker's program each phase names (docs/model.md §5.4)
+PROGRAM: dict[str, Callable[[Draft, Worker, int, Stall | None], int | None]] = {
+    STEPS: do_steps, ASSEMBLE: do_assemble, WAIT: do_wait, POST: do_post,
+}  # fmt: skip

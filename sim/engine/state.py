@@ -29,15 +29,25 @@ candidate by its digest id (`Candidate.digest`), so identity is never data.
 
 The rules that change a state are the step functions of `sim.engine.rules`; the trace's
 events are not part of the state (a step returns the events it logs).
+
+A field is declared once, in its record's class: its type, what the canonical form keeps of
+it (`Annotated[type, Keep]`, `sim.engine.keep`; a record with a field that declares none is
+refused at import) and, for `State`, its value at t0 as its default (a constant, or
+`initially(f)`, f of the run's `Setup`). Everything else is derived from the fields:
+`initial_state` (`initial`), the rules' working copies (`working_copy`: `WorkingState`,
+`WorkingAttempt`, which `rules.Draft` and `rules.Worker` extend) and the canonical form
+(`sim.engine.canon`). An attempt's values at admission are the admission rule's
+(`rules.admit`, by name); an `AttemptState` field with a default needs nothing there.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
-from typing import Annotated, NamedTuple
+from typing import TYPE_CHECKING, Annotated, Any, NamedTuple, TypeVar
 
-from sim.engine.keep import KEPT, NESTED, AsContent, Before, Dropped, Fixed, Form, IsSet, Relative, While
+from sim.engine.keep import KEPT, NESTED, AsContent, Before, Dropped, Fixed, Form, IsSet, Relative, While, declared
 from sim.engine.records import (
     Acceptance,
     Candidate,
@@ -94,9 +104,11 @@ def heard_of(a: AttemptState) -> bool:
 WORKING = While(why="read by its own program only", when=alive)
 
 
+@declared
 class AttemptState(NamedTuple):
     """One admitted attempt, as a value. Each field declares what the canonical form keeps
-    of it (`sim.engine.keep`), at the start of a tick."""
+    of it (`sim.engine.keep`), at the start of a tick. Its values at admission are the
+    admission rule's (`rules.admit`, by name); a field with a default needs nothing there."""
 
     n: Annotated[int, Dropped("its position in `attempts` names it")]  # its attempt number
     token: Annotated[int, WORKING]
@@ -217,53 +229,120 @@ class Setup:
 LEVEL = Fixed("the same in every node of one search level, or the end of the run")
 
 
+class Initially:
+    """A `State` field's value at t0 computed from the run's `Setup` (see `initially`)."""
+
+    __slots__ = ("of",)
+
+    def __init__(self, of: Callable[[Setup], Any]) -> None:
+        self.of = of
+
+
+def initially(of: Callable[[Setup], Any]) -> Any:
+    """A `State` field's default when its value at t0 depends on the run: `of(setup)`."""
+    return Initially(of)
+
+
+T = TypeVar("T", bound=type)
+
+
+def declared_state(cls: T) -> T:
+    """`keep.declared`, and every field declares its value at t0 as its default (a constant,
+    or `initially(f)`); refused when the module is imported otherwise (TypeError)."""
+    missing = [name for name in cls._fields if name not in cls._field_defaults]  # type: ignore[attr-defined]
+    if missing:
+        raise TypeError(f"{cls.__name__}: no value at t0 (a default) for {', '.join(missing)}")
+    return declared(cls)
+
+
+@declared_state
 class State(NamedTuple):
     """One run's state between two steps (see the module docstring for the layout). Each
-    field declares what the canonical form keeps of it (`sim.engine.keep`)."""
+    field is declared here once: its type, what the canonical form keeps of it
+    (`sim.engine.keep`) and its value at t0 (the default: a constant, or `initially(f)`, f
+    of the run's `Setup`). `initial_state`, the rules' working copy (`WorkingState`) and
+    the canonical form (`sim.engine.canon`) are derived from these declarations."""
 
-    setup: Annotated[Setup, Fixed("the same in every node of one search")]
+    setup: Annotated[Setup, Fixed("the same in every node of one search")] = initially(lambda setup: setup)
     versions: Annotated[tuple[tuple[int, ...], ...], Dropped(
         "a version is known by its content, kept where a field names it (`AsContent`); versions no pin refers "
-        "to any more are gone with it")]
-    version: Annotated[int, AsContent("the current content")]
+        "to any more are gone with it")] = initially(lambda setup: ((0,) * setup.sections,))
+    version: Annotated[int, AsContent("the current content")] = 0
     last_change: Annotated[int | None, Before(
         "only whether it is set and whether it is at or before the last acceptance matter (`rules.satisfied`): "
-        "every later change or acceptance is later than both", "last_acceptance")]
-    last_acceptance: Annotated[int | None, IsSet("see `last_change`")]
-    epoch: Annotated[int, KEPT]
+        "every later change or acceptance is later than both", "last_acceptance")] = None
+    last_acceptance: Annotated[int | None, IsSet("see `last_change`")] = None
+    epoch: Annotated[int, KEPT] = initially(lambda setup: setup.first_token - 1)
     journal: Annotated[tuple[tuple[JournalKey, JournalRecord], ...], Form(
         "the records a restore can still match (`canon.readable`), sorted by key, each by its declarations",
-        "readable")]
-    candidates: Annotated[tuple[Candidate, ...], NESTED]
-    acceptances: Annotated[tuple[Acceptance, ...], NESTED]
-    effects: Annotated[tuple[tuple[str, str], ...], KEPT]
-    feed: Annotated[Feed, NESTED]
+        "readable")] = ()
+    candidates: Annotated[tuple[Candidate, ...], NESTED] = ()
+    acceptances: Annotated[tuple[Acceptance, ...], NESTED] = ()
+    effects: Annotated[tuple[tuple[str, str], ...], KEPT] = ()
+    feed: Annotated[Feed, NESTED] = Feed()
     #: the fault moments' counters: the faults name the nth post or send
-    posts: Annotated[int, KEPT]
-    sends: Annotated[int, KEPT]
-    attempts: Annotated[tuple[AttemptState, ...], NESTED]
-    owner: Annotated[int | None, KEPT]
-    assessed: Annotated[int, KEPT]
-    newsletter: Annotated[str | None, KEPT]
+    posts: Annotated[int, KEPT] = 0
+    sends: Annotated[int, KEPT] = 0
+    attempts: Annotated[tuple[AttemptState, ...], NESTED] = ()
+    owner: Annotated[int | None, KEPT] = None
+    assessed: Annotated[int, KEPT] = 0
+    newsletter: Annotated[str | None, KEPT] = None
     #: while the controller is down: the tick it restarts at
-    down: Annotated[int | None, Relative("beyond the article's model: only how far ahead it restarts")]
+    down: Annotated[int | None, Relative("beyond the article's model: only how far ahead it restarts")] = None
     #: its latest outage: (crash tick, restart tick)
     outage: Annotated[tuple[int, int] | None, Form(
         "beyond the article's model: relative to now only until the heartbeat limit has passed since the "
         "restart: by then every running attempt whose last heartbeat came before the restart has been "
         "suspected, so the outage no longer changes what the controller counts from (`rules.heard`)",
-        "outage")]
-    finished: Annotated[bool, LEVEL]
-    last_tick: Annotated[int, LEVEL]
-    horizon_reached: Annotated[bool, LEVEL]
+        "outage")] = None
+    finished: Annotated[bool, LEVEL] = False
+    last_tick: Annotated[int, LEVEL] = 0
+    horizon_reached: Annotated[bool, LEVEL] = False
     #: beyond the article's model: the code version in force, and the sections whose bytes changed under their hash
-    code: Annotated[int, KEPT]
-    mutated: Annotated[tuple[tuple[int, int], ...], KEPT]
-    tick: Annotated[int, LEVEL]  # last: `rules.end_of_tick` replaces it every tick
+    code: Annotated[int, KEPT] = 0
+    mutated: Annotated[tuple[tuple[int, int], ...], KEPT] = ()
+    tick: Annotated[int, LEVEL] = 0  # last: `rules.end_of_tick` replaces it every tick
 
     @property
     def content(self) -> tuple[int, ...]:
         return self.versions[self.version]
+
+
+Record = TypeVar("Record", bound=tuple[Any, ...])
+
+
+def initial(cls: type[Record], setup: Setup) -> Record:
+    """A record of `cls` holding each field's declared value at t0 (`declared_state`)."""
+    defaults: dict[str, Any] = cls._field_defaults  # type: ignore[attr-defined]
+    values = (defaults[name] for name in cls._fields)  # type: ignore[attr-defined]
+    return tuple.__new__(cls, [v.of(setup) if isinstance(v, Initially) else v for v in values])
+
+
+def working_copy(cls: type) -> type:
+    """The rules' working copy of a record type: a slotted class with one attribute per field,
+    built from a record (`Copy(record)`), changed in place and made a record again by
+    `freeze()`. Compiled from the fields, so that it costs what a hand-written one would."""
+    fields = "".join(f"self.{name}, " for name in cls._fields)  # type: ignore[attr-defined]
+    source = f"def __init__(self, r):\n    ({fields}) = r\ndef freeze(self):\n    return _new(cls, ({fields}))\n"
+    namespace: dict[str, Any] = {"_new": tuple.__new__, "cls": cls}
+    exec(compile(source, f"<working copy of {cls.__name__}>", "exec"), namespace)  # noqa: S102 (our own source)
+    methods = {"__init__": namespace["__init__"], "freeze": namespace["freeze"]}
+    return type(f"Working{cls.__name__}", (), {"__slots__": cls._fields, "__module__": __name__, **methods})  # type: ignore[attr-defined]
+
+
+if TYPE_CHECKING:  # mypy reads a working copy's fields as the record's (sim.engine.rules writes them)
+
+    class WorkingState(State):
+        def __init__(self, r: State) -> None: ...
+        def freeze(self) -> State: ...
+
+    class WorkingAttempt(AttemptState):
+        def __init__(self, r: AttemptState) -> None: ...
+        def freeze(self) -> AttemptState: ...
+
+else:
+    WorkingState = working_copy(State)
+    WorkingAttempt = working_copy(AttemptState)
 
 
 def input_ticks(schedule: Schedule) -> list[int]:
@@ -272,7 +351,7 @@ def input_ticks(schedule: Schedule) -> list[int]:
 
 
 def initial_state(switches: Switches, schedule: Schedule) -> State:
-    """The state at t0, before anything has acted."""
+    """The state at t0, before anything has acted: each field's declared value at t0."""
     ticks = input_ticks(schedule)
     setup = Setup(
         fencing=switches.fencing is Fencing.ON,
@@ -302,13 +381,7 @@ def initial_state(switches: Switches, schedule: Schedule) -> State:
         controller_state=switches.knob("controller_state"),
         first_token=schedule.first_token,
     )
-    return State(
-        setup=setup, versions=((0,) * schedule.sections,), version=0, last_change=None,
-        last_acceptance=None, epoch=schedule.first_token - 1, journal=(), candidates=(),
-        acceptances=(), effects=(), feed=Feed(), posts=0, sends=0, attempts=(), owner=None,
-        assessed=0, newsletter=None, down=None, outage=None, finished=False, last_tick=0,
-        horizon_reached=False, code=0, mutated=(), tick=0,
-    )  # fmt: skip
+    return initial(State, setup)
 
 
 def find_candidate(candidates: tuple[Candidate, ...], digest: str) -> Candidate:
