@@ -13,8 +13,8 @@ digest over events are unchanged). This module says what that dict holds, per ki
 - `EVENT_KINDS[kind]` (an `EventKind`) adds what concerns the kind as a whole: which
   fields are only an intention and not something that happened (`planned`: a pause's
   `wake`, which a fault schedule fixes in advance), who the short phrase is about, and what
-  the event does to its attempt's lifecycle status and silence (docs/model.md, "Heartbeats
-  and silence").
+  the event does to its attempt's lifecycle status and silence (docs/model.md §3
+  and §5.5).
 
 A field declared with a default is optional: the engine writes it only when something beyond
 the article's model is in play (docs/outside.md), so every event of the article's model keeps
@@ -432,7 +432,7 @@ class Done(Payload):
         return "done"
 
 
-# -- protected writes (docs/model.md, "Writes and fencing") ---------------------------------
+# -- protected writes (docs/model.md §2) ----------------------------------------------------
 
 
 @dataclass(frozen=True, slots=True)
@@ -506,7 +506,7 @@ class EffectWrite(Write):
         return f"effect {what} for {self.digest}" if results else f"{what} for {self.digest}"
 
 
-# -- the announcement (docs/model.md, "The announcement") ----------------------------------
+# -- the announcement (docs/model.md §5.4) -------------------------------------------------
 
 
 @dataclass(frozen=True, slots=True)
