@@ -232,10 +232,12 @@ def test_every_line_fits_80_columns_with_a_long_out_folder(tmp_path: Path, monke
     are not terminals, so every line fits 80 columns."""
     out = tmp_path / "a-rather-long-folder-name" / "for-the-counterexamples-of-this-check" / "and-one-more"
     monkeypatch.chdir(Path(__file__).resolve().parent)  # not above tmp_path: the folder is shown absolute
-    args = ["check", "-k", "1", "-t", "6", "-j", "1", "--set", "fencing=off", "--out", str(out)]
+    args = ["check", "-k", "1", "-t", "6", "-j", "1", "--set", "fencing=off", "--set", "journal_code=yes",
+            "--out", str(out)]  # fmt: skip
     assert main(args) == 0
     printed, err = capsys.readouterr()
     assert [line for line in (printed + err).splitlines() if len(line) > 80] == []
+    assert "sim: note: journal_code=yes has no effect" in err  # a note too (inert: no code change)
     section = printed.split("shortest counterexamples")[1].split("\n\n")[0].splitlines()
     first = next(i for i, line in enumerate(section) if line.startswith("  fencing=off"))
     folder = "".join(line.strip().removeprefix("in ") for line in section[2:first])

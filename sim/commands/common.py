@@ -125,12 +125,16 @@ def schedule_kinds(schedule: Schedule) -> frozenset[type[Fault]]:
 
 
 def note_inert(runs: Sequence[tuple[Mapping[str, str], frozenset[Effect]]], scope: Scope) -> list[str]:
-    """One line on stderr for each knob set away from its default that the other settings
-    make inert in every one of these runs (`sim.knobs.inert_notes`); returns the notes, for a
-    JSON document's `notes` field."""
+    """A note on stderr for each knob set away from its default that the other settings
+    make inert in every one of these runs (`sim.knobs.inert_notes`), wrapped to fit the
+    terminal (`columns`); returns the notes, for a JSON document's `notes` field."""
+    import textwrap
+
     notes = inert_notes(runs, scope)
+    width = columns(sys.stderr)
     for note in notes:
-        click.echo(f"sim: note: {note}", err=True)
+        click.echo(textwrap.fill(f"sim: note: {note}", width=width, subsequent_indent="    ", break_on_hyphens=False,
+                                 break_long_words=False), err=True)  # fmt: skip
     return notes
 
 
