@@ -18,10 +18,10 @@ real module. Whenever this cannot be done as described (the package or `importli
 already imported, no single dist-info folder, the package's `__init__` asking the stand-in
 for anything else), `load` leaves the package to the ordinary import of its first user.
 
-Importing this module does nothing else: the engine package (`sim/engine/__init__.py`) loads
+Importing this module loads nothing: the engine package (`sim/engine/__init__.py`) loads
 SimPy, before any engine module imports it; `sim sweep` loads tabulate (its summary and
-sweep.md are tables). `installed_version` reads an installed distribution's version the same
-way, for `sim --version`.
+sweep.md are tables). `installed_version` reads an installed distribution's version from
+the same folder name, for `sim --version`.
 """
 
 from __future__ import annotations

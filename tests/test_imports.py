@@ -144,3 +144,18 @@ def test_the_start_up_benchmark_runs() -> None:
     assert [row.split("`")[1] for row in rows] == [
         "python -c pass", "sim --version", "sim scenarios", 'python -c "import sim.events"']
     assert all(" ms |" in row for row in rows) and "load (1, 5, 15 min) before:" in done.stdout
+
+
+def test_sim_version_says_what_importlib_metadata_says(tmp_path: Path) -> None:
+    """`sim --version` reads the version from the dist-info folder's name, sparing the import
+    of importlib.metadata; it is the version importlib.metadata finds, from anywhere."""
+    from importlib.metadata import version
+
+    from sim.lean_import import installed_version
+
+    for cwd in (tmp_path, ROOT):  # the checkout's sim.egg-info comes first from ROOT: left to metadata
+        done = subprocess.run([sys.executable, "-m", "sim", "--version"], cwd=cwd, capture_output=True, text=True,
+                              check=False)  # fmt: skip
+        assert done.stdout == f"sim {version('sim')}\n", done.stderr
+    assert installed_version("sim") in (None, version("sim"))
+    assert installed_version("no-such-distribution") is None

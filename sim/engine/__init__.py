@@ -2,10 +2,10 @@
 (`state`, `rules`), driven tick by tick by SimPy actors (`actors`, `run`): a run is
 `sim.engine.run.run` (or `run_world`).
 
-This package names no module of its own, so that a module of the engine may import a
-sibling through it (`from sim.engine import order`) without a circle; it only has SimPy
-imported without `importlib.metadata` (`sim.lean_import`) before any engine module imports
-SimPy.
+The package imports none of its modules (it did `run` and `run_world`, and its `run` then
+hid the module `sim.engine.run`): a module of the engine imports a sibling through it
+(`from sim.engine import order`) without an import circle. It only loads SimPy without
+`importlib.metadata` (`sim.lean_import`) before any engine module imports SimPy.
 """
 
 from sim import lean_import
