@@ -14,12 +14,12 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from sim.faults import Fault
-from sim.schedule import Schedule
-from sim.switches import Switches
-
-if TYPE_CHECKING:  # pragma: no cover (the engine imports this module)
+if TYPE_CHECKING:  # pragma: no cover (names for the annotations only: a module that reads the
+    # trace, `sim.events` say, does not import the fault kinds, the knobs and the switches)
     from sim.engine.state import State
+    from sim.faults import Fault
+    from sim.schedule import Schedule
+    from sim.switches import Switches
 
 
 class Kind(Enum):

@@ -109,7 +109,7 @@ HEAVY = ("simpy", "rich", "hypothesis", "tabulate", "importlib.metadata", "sim.e
     "code, needed, unneeded",
     [
         ("import sim", set(), {"sim.outcome", "sim.properties", "sim.events", "sim.trace"}),
-        ("import sim.events", {"sim.events"}, {"sim.outcome"}),
+        ("import sim.events", {"sim.events"}, {"sim.outcome", "sim.faults", "sim.knobs", "sim.switches"}),
         ("from sim.cli import main\ntry:\n    main(['--version'])\nexcept SystemExit:\n    pass", {"click"},
          {"sim.scenario", "sim.outcome", "sim.properties", "sim.trace"}),
         ("from sim.cli import main\nmain(['scenarios'])", {"sim.scenario"}, set()),
