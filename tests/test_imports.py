@@ -100,21 +100,24 @@ def loaded_by(code: str, cwd: Path) -> set[str]:
     return set(json.loads(done.stdout.splitlines()[-1]))
 
 
-#: what no command below needs: SimPy (the engine), Rich, Hypothesis, tabulate, the
-#: distribution search of importlib.metadata, and the engine and the runs of sim
-HEAVY = ("simpy", "rich", "hypothesis", "tabulate", "importlib.metadata", "sim.engine", "sim.run", "sim.sweep")
+#: what none of these needs: Rich, Hypothesis, tabulate, the distribution search of
+#: importlib.metadata; and, but for the checker and the explorer, SimPy and the engine
+HEAVY = ("rich", "hypothesis", "tabulate", "importlib.metadata")
+ENGINE = ("simpy", "sim.engine", "sim.run", "sim.sweep")
 
 
 @pytest.mark.parametrize(
     "code, needed, unneeded",
     [
-        ("import sim", set(), {"sim.outcome", "sim.properties", "sim.events", "sim.trace"}),
-        ("import sim.events", {"sim.events"}, {"sim.outcome", "sim.faults", "sim.knobs", "sim.switches"}),
+        ("import sim", set(), {*ENGINE, "sim.outcome", "sim.properties", "sim.events", "sim.trace"}),
+        ("import sim.events", {"sim.events"}, {*ENGINE, "sim.outcome", "sim.faults", "sim.knobs", "sim.switches"}),
         ("from sim.cli import main\ntry:\n    main(['--version'])\nexcept SystemExit:\n    pass", {"click"},
-         {"sim.scenario", "sim.outcome", "sim.properties", "sim.trace"}),
-        ("from sim.cli import main\nmain(['scenarios'])", {"sim.scenario"}, set()),
+         {*ENGINE, "sim.scenario", "sim.outcome", "sim.properties", "sim.trace"}),
+        ("from sim.cli import main\nmain(['scenarios'])", {"sim.scenario"}, set(ENGINE)),
+        ("from sim.commands import command\ncommand('check')\ncommand('explore')", {"sim.commands.check", "simpy"},
+         {"sim.commands.trace", "sim.render.swimlane"}),  # the trace's renderers: only to write a page
     ],
-    ids=["sim", "sim.events", "sim --version", "sim scenarios"],
+    ids=["sim", "sim.events", "sim --version", "sim scenarios", "sim check and sim explore, loaded"],
 )  # fmt: skip
 def test_a_command_imports_only_what_it_uses(code: str, needed: set[str], unneeded: set[str], tmp_path: Path) -> None:
     loaded = loaded_by(code, tmp_path)

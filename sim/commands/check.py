@@ -33,7 +33,6 @@ from sim.commands.common import (
     switch_values,
     yes_option,
 )
-from sim.commands.trace import scenario_page
 from sim.faults import FAULT_SETS
 from sim.files import prepare_folder, refuse_special_in, replace_folder
 from sim.limits import MAX_CHECK_FAULTS
@@ -215,6 +214,8 @@ def _executor(workers: int, scheduler: str | None) -> Iterator[tuple[Executor, i
 
 def _page(filename: str, text: str) -> str:
     """A counterexample's page (`sim trace FILE --html`), from its scenario text."""
+    from sim.commands.trace import scenario_page  # here: a check that finds nothing needs no renderer
+
     return scenario_page(parse(text, filename, Path(filename).stem))
 
 
