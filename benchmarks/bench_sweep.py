@@ -136,7 +136,7 @@ def _inputs(switches: Any, gate: Any) -> tuple[Any, Any]:
 
 def reference_loop() -> Callable[[], object]:
     """The SimPy-free reference loop (module docstring), checked against the engine first."""
-    from sim.engine import run as run_engine
+    from sim.engine.run import run as run_engine
     from sim.engine.world import World
 
     runs = _runs()
@@ -153,7 +153,7 @@ def reference_loop() -> Callable[[], object]:
 
 def event_walk() -> Callable[[], object]:
     """The event-walk floor (module docstring)."""
-    from sim.engine import run as run_engine
+    from sim.engine.run import run as run_engine
     from sim.schedule import worked_example
     from sim.switches import COMBINATIONS
     from sim.trace import Event, Kind

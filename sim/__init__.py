@@ -3,16 +3,43 @@
 One direction of data: a scenario (switches + fault schedule) -> the engine -> a trace ->
 the outcome and the invariant verdicts -> reports. The names below are the library's
 public surface; the command line (`sim.cli`) is built on them.
+
+Importing `sim` (which every `import sim.x` does first) imports none of them: each is
+imported from its module when it is first asked for (`sim.Outcome`, `from sim import
+simulate`), so `sim --version` or `import sim.events` does not pay for the engine, and no
+module of `sim` needs this package half imported (no import circle). The outcome function is
+`sim.outcome.outcome`: `sim.outcome` is its module.
 """
 
-from sim import lean_import  # noqa: F401  (first: it imports SimPy without importlib.metadata)
-from sim import faults
-from sim.outcome import Outcome, outcome
-from sim.run import run_scenario, simulate
-from sim.scenario import Scenario, load
-from sim.schedule import Schedule, worked_example
-from sim.switches import COMBINATIONS, Switches
-from sim.trace import Event, Kind, Trace
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # what the names below are, for the type checker
+    from sim import faults
+    from sim.outcome import Outcome
+    from sim.run import run_scenario, simulate
+    from sim.scenario import Scenario, load
+    from sim.schedule import Schedule, worked_example
+    from sim.switches import COMBINATIONS, Switches
+    from sim.trace import Event, Kind, Trace
+
+#: each public name -> the module that defines it
+_WHERE = {
+    "COMBINATIONS": "sim.switches",
+    "Event": "sim.trace",
+    "Kind": "sim.trace",
+    "Outcome": "sim.outcome",
+    "Scenario": "sim.scenario",
+    "Schedule": "sim.schedule",
+    "Switches": "sim.switches",
+    "Trace": "sim.trace",
+    "load": "sim.scenario",
+    "run_scenario": "sim.run",
+    "simulate": "sim.run",
+    "worked_example": "sim.schedule",
+}
 
 __all__ = [
     "COMBINATIONS",
@@ -25,8 +52,18 @@ __all__ = [
     "Switches",
     "Trace",
     "load",
-    "outcome",
     "run_scenario",
     "simulate",
     "worked_example",
 ]
+
+
+def __getattr__(name: str) -> object:
+    """A public name, imported from its module now (PEP 562)."""
+    if name == "faults":
+        return importlib.import_module("sim.faults")
+    if name not in _WHERE:
+        raise AttributeError(f"module 'sim' has no attribute {name!r}")
+    value = getattr(importlib.import_module(_WHERE[name]), name)
+    globals()[name] = value
+    return value

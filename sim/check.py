@@ -374,7 +374,7 @@ SAMPLE_FAULTS, SAMPLE_HORIZON = 2, 8
 #: the work grows with the horizon T about as T ** (faults + HORIZON_EXTRA), and each fault
 #: beyond the sample multiplies it by the sample's own last growth per fault times
 #: FAULT_DAMPING ** n for the n-th (the growth per fault falls as faults are added: the budget
-#: spent, runs merge). Both measured on the worked example (docs/check.md, "How much work")
+#: spent, runs merge). Both measured on the worked example (docs/check.md, "How much work, said up front")
 HORIZON_EXTRA = 0.6
 FAULT_DAMPING = 0.55
 

@@ -54,7 +54,7 @@ from sim.check import (
     InlineExecutor,
     schedule_of,
 )
-from sim.engine import run_world
+from sim.engine.run import run_world
 from sim.engine.world import Consult, Position, World
 from sim.events import PLANNED
 from sim.faults import Fault, Moment

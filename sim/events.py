@@ -22,7 +22,7 @@ the only module that reads it by key (`tests/test_typed_events.py` checks that):
   type(s) and wording, which fields are only an intention and not something that happened
   (`planned`: a pause's `wake`, which a fault schedule fixes in advance), who the short
   phrase is about, and what the event does to its attempt's lifecycle status and silence
-  (docs/model.md, "Heartbeats and silence").
+  (docs/model.md §3 and §5.5).
 
 A field declared `NotRequired` is optional: the engine writes it only when something beyond
 the article's model is in play (docs/outside.md), so every event of the article's model keeps
@@ -538,7 +538,7 @@ def _done_phrase(p: Done, versions: Versions) -> str:
     return "done"
 
 
-# -- protected writes (docs/model.md, "Writes and fencing") ---------------------------------
+# -- protected writes (docs/model.md §2) ----------------------------------------------------
 # Every protected write logs `store`, the writer's `token`, the `epoch` the write met,
 # whether it was `applied`, and its `record`, then the fields of its store; a `TypedDict`
 # cannot narrow an inherited field's type, so each shape lists all five
@@ -612,7 +612,7 @@ def _write_phrase(p: AnyWrite, versions: Versions) -> str:
     return f"writes {what}"
 
 
-# -- the announcement (docs/model.md, "The announcement") ----------------------------------
+# -- the announcement (docs/model.md §5.4) -------------------------------------------------
 
 
 class Sent(TypedDict):

@@ -18,8 +18,10 @@ real module. Whenever this cannot be done as described (the package or `importli
 already imported, no single dist-info folder, the package's `__init__` asking the stand-in
 for anything else), `load` leaves the package to the ordinary import of its first user.
 
-Importing this module loads SimPy (`sim/__init__.py` imports it first, before the engine
-imports SimPy); `sim sweep` loads tabulate (its summary and sweep.md are tables).
+Importing this module loads nothing: the engine package (`sim/engine/__init__.py`) loads
+SimPy, before any engine module imports it; `sim sweep` loads tabulate (its summary and
+sweep.md are tables). `installed_version` reads an installed distribution's version from
+the same folder name, for `sim --version`.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import os
+import re
 import sys
 import types
 
@@ -52,6 +55,24 @@ def dist_version(name: str) -> str | None:
             continue
         found |= {e[len(prefix) : -len(suffix)] for e in entries if e.startswith(prefix) and e.endswith(suffix)}
     return found.pop() if len(found) == 1 else None
+
+
+def installed_version(name: str) -> str | None:
+    """The version of the installed distribution `name` as `importlib.metadata.version` finds
+    it (its metadata folder in the first entry of `sys.path` that holds one), when that folder
+    is the only one there and a `NAME-VERSION.dist-info` (the version is in its name); None
+    otherwise (an `.egg-info`, say, whose version is only inside it), left to
+    `importlib.metadata`."""
+    pattern = re.compile(rf"{re.escape(name)}(?:-(\d[^-]*))?\.(?:dist|egg)-info", re.IGNORECASE)
+    for folder in sys.path:
+        try:
+            found = [m for m in map(pattern.fullmatch, os.listdir(folder or ".")) if m]
+        except OSError:
+            continue
+        if found:
+            only = found[0] if len(found) == 1 else None
+            return only[1] if only and only[1] and only[0].endswith(".dist-info") else None
+    return None
 
 
 def _stand_in(package: str, version: str) -> types.ModuleType:
@@ -84,6 +105,3 @@ def load(name: str) -> bool:
         del sys.modules[_METADATA]
         delattr(importlib, "metadata")
     return True
-
-
-load("simpy")

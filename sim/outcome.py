@@ -7,7 +7,6 @@ of that name, both read from `sim.properties`; the other fields are figures of t
 from __future__ import annotations
 
 import dataclasses
-import pickle
 from collections.abc import Hashable, Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -89,6 +88,8 @@ def what_happened(trace: Trace) -> Hashable:
 
 def encoded(events: Iterable[Event]) -> bytes:
     """Events as bytes that are equal only for equal events (see `what_happened`)."""
+    import pickle  # here, not at import: `sim scenarios` reads the outcome's fields only
+
     return pickle.dumps([(e.tick, e.kind.value, e.attempt, e.detail) for e in events], 5)
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sim.engine import run as run_engine
+from sim.engine.run import run as run_engine
 from sim.errors import ScheduleError
 from sim.outcome import Outcome, outcome
 from sim.scenario import Scenario, dump

@@ -16,13 +16,12 @@ Named scenarios live in the `scenarios/` folder of the project (installed as the
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import errno
+import importlib
 import os
 import stat
 import tomllib
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -82,7 +81,11 @@ class Scenario:
 
 
 def scenarios_dir() -> Path:
-    return Path(str(resources.files("sim.scenarios")))
+    """The folder of the package `sim.scenarios` (the project's scenarios/, installed beside
+    its `__init__.py` as package data; no `importlib.resources`, which imports zipfile)."""
+    package = importlib.import_module("sim.scenarios")
+    assert package.__file__ is not None  # a regular package (pyproject.toml)
+    return Path(package.__file__).parent
 
 
 def names() -> list[str]:
@@ -98,6 +101,8 @@ def load(name_or_path: str) -> Scenario:
         return parse(read_text(path, name_or_path), name_or_path, path.stem)
     candidate = scenarios_dir() / f"{name_or_path}.toml"
     if not _is_file(candidate):
+        import difflib
+
         close = difflib.get_close_matches(name_or_path, names(), n=1)
         hint = f"did you mean {close[0]!r}? " if close else ""
         raise ScenarioError(

@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
-from sim.engine import run as run_engine
+from sim.engine.run import run as run_engine
 from sim.outcome import Outcome, outcome, what_happened
 from sim.properties import ARTICLE_NAMES as NAMES
 from sim.properties import ARTICLE_SAFETY as SAFETY

@@ -218,4 +218,13 @@ def combinations() -> Iterator[Switches]:
         yield Switches(**named)
 
 
-COMBINATIONS: tuple[Switches, ...] = tuple(combinations())
+#: the 864 combinations, built when first asked for (`__getattr__`), not at import: a command
+#: that does not sweep does not pay for them
+COMBINATIONS: tuple[Switches, ...]
+
+
+def __getattr__(name: str) -> tuple[Switches, ...]:
+    if name != "COMBINATIONS":
+        raise AttributeError(f"module 'sim.switches' has no attribute {name!r}")
+    built = globals()["COMBINATIONS"] = tuple(combinations())
+    return built

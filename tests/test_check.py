@@ -25,7 +25,7 @@ from sim.check import (
 )
 from sim.enumerator import Job, run_job
 from sim.cli import main
-from sim.engine import run_world
+from sim.engine.run import run_world
 from sim.engine.world import World
 from sim.errors import ScheduleError
 from sim.faults import (
@@ -154,7 +154,7 @@ def test_fingerprints_and_split_do_not_depend_on_the_hash_seed() -> None:
     code = (
         "from sim.check import check, CheckBound, Config; from sim.switches import Switches;"
         "r = check([Config('a', Switches())], CheckBound(2, 5), split=9); print(r);"
-        "from sim.enumerator import fingerprint; from sim.engine import run; from sim.schedule import worked_example;"
+        "from sim.enumerator import fingerprint; from sim.engine.run import run; from sim.schedule import worked_example;"
         "print(fingerprint(run(Switches(), worked_example(Switches())).events))"
     )
     outputs = {
@@ -223,6 +223,54 @@ def test_cli_human_output_ends_with_the_bound(tmp_path: Path, capsys: pytest.Cap
     last = out.split("\n\n")[-1].replace("\n", " ")
     assert last.startswith("bound checked: every schedule of up to 1 fault(s)")
     assert "by t4" in last
+
+
+def test_every_line_fits_80_columns_with_a_long_out_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    """A folder given by a long path outside the current one: the counterexamples' folder is
+    named once (cut after a `/` where it must be), each file by its name; stdout and stderr
+    are not terminals, so every line fits 80 columns."""
+    out = tmp_path / "a-rather-long-folder-name" / "for-the-counterexamples-of-this-check" / "and-one-more"
+    monkeypatch.chdir(Path(__file__).resolve().parent)  # not above tmp_path: the folder is shown absolute
+    args = ["check", "-k", "1", "-t", "6", "-j", "1", "--set", "fencing=off", "--set", "journal_code=yes",
+            "--out", str(out)]  # fmt: skip
+    assert main(args) == 0
+    printed, err = capsys.readouterr()
+    assert [line for line in (printed + err).splitlines() if len(line) > 80] == []
+    assert "sim: note: journal_code=yes has no effect" in err  # a note too (inert: no code change)
+    section = printed.split("shortest counterexamples")[1].split("\n\n")[0].splitlines()
+    first = next(i for i, line in enumerate(section) if line.startswith("  fencing=off"))
+    folder = "".join(line.strip().removeprefix("in ") for line in section[2:first])
+    assert folder == str(out) + os.sep and first > 3  # cut: it does not fit one line
+    names = [line.strip() for line in section if line.strip().endswith(".toml")]
+    assert names == ["fencing=off.per-step.stale-write.toml", "fencing=off.end-only.stale-write.toml"]
+    assert all((out / name).is_file() for name in names)
+
+
+def test_the_folder_is_shown_relative_to_the_current_one_when_that_is_shorter(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    monkeypatch.chdir(tmp_path)
+    assert main(["check", "-k", "1", "-t", "6", "-j", "1", "--set", "fencing=off", "--out", str(tmp_path / "cx")]) == 0
+    assert "\n  in cx/\n" in capsys.readouterr().out
+
+
+def test_lines_fit_the_terminal_when_there_is_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    from sim.commands.common import columns, path_lines
+
+    class Terminal:
+        def isatty(self) -> bool:
+            return True
+
+        def fileno(self) -> int:
+            raise OSError("no size")
+
+    monkeypatch.setenv("COLUMNS", "120")
+    assert columns(Terminal()) == 120  # type: ignore[arg-type]
+    monkeypatch.delenv("COLUMNS")
+    assert columns(Terminal()) == 80  # type: ignore[arg-type]  # no size: as when not a terminal
+    lines = path_lines("/a/long/folder/name.toml", 12, "  in ", "    ")
+    assert lines == ["  in /a/", "    long/", "    folder/", "    name.", "    toml"]
+    assert max(map(len, lines)) <= 12
 
 
 def test_cli_exits_1_when_all_on_breaks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,

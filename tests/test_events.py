@@ -9,7 +9,7 @@ import pytest
 
 from sim import scenario as scenarios
 from sim.commands.common import load_scenario
-from sim.engine import run
+from sim.engine.run import run
 from sim.engine.actors import Status
 from sim.events import (
     EVENT_KINDS,

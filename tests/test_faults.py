@@ -17,7 +17,7 @@ import pytest
 
 from sim import check as checker
 from sim import enumerator
-from sim.engine import run
+from sim.engine.run import run
 from sim.explore import (
     ExploreBounds,
     SeededChoices,

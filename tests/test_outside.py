@@ -367,7 +367,7 @@ def _events(trace: object, kind: Kind) -> list:  # type: ignore[type-arg]
 
 def test_faithful_digest_never_breaks_in_the_sweep_nor_in_the_article_scenarios() -> None:
     from sim import properties
-    from sim.engine import run
+    from sim.engine.run import run
     from sim.scenario import names
     from sim.switches import COMBINATIONS
 

@@ -17,7 +17,7 @@ import pytest
 
 from sim import enumerator
 from sim.check import CheckBound, Config, check, configurations, space_of
-from sim.engine import run
+from sim.engine.run import run
 from sim.engine.rules import run_tick
 from sim.engine.state import State
 from sim.engine.world import World

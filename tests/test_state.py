@@ -13,8 +13,7 @@ import random
 
 import pytest
 
-from sim.engine import run
-from sim.engine.run import run_through, run_world
+from sim.engine.run import run, run_through, run_world
 from sim.engine.state import State, initial_state
 from sim.engine.world import World
 from sim.explore import SeededChoices, draw_schedule

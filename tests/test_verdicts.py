@@ -134,6 +134,11 @@ def test_not_judged_is_what_every_kind_reaches_and_these_kinds_do_not() -> None:
 
 
 # -- defect 6: settings that silently do nothing ----------------------------------------------
+def one_line(err: str) -> str:
+    """Notes as one line each: a note is wrapped at 80 columns, going on after 4 spaces."""
+    return err.replace("\n    ", " ")
+
+
 RESTART_NOTE = ("controller_state=no-epoch has no effect: no fault kind enumerated restarts the controller "
                 "(add --faults all)")  # fmt: skip
 
@@ -143,11 +148,11 @@ def test_check_notes_a_controller_state_with_no_restart_to_act_at(
 ) -> None:
     code, doc, err = check_json(tmp_path, capsys, "-k", "1", "-t", "4", "--set", "controller_state=no-epoch")
     assert code == 0
-    assert err.splitlines()[0] == f"sim: note: {RESTART_NOTE}"
+    assert one_line(err).splitlines()[0] == f"sim: note: {RESTART_NOTE}"
     assert doc["notes"] == [RESTART_NOTE]
     assert main(["check", "-k", "1", "-t", "4", "-j", "1", "--set", "controller_state=no-epoch",
                  "--out", str(tmp_path / "text")]) == 0  # fmt: skip
-    assert f"sim: note: {RESTART_NOTE}\n" in capsys.readouterr().err
+    assert f"sim: note: {RESTART_NOTE}\n" in one_line(capsys.readouterr().err)
 
 
 @pytest.mark.parametrize("setting", ["fencing_scope=step", "fencing_by=owner", "fenced_end=adopts"])
@@ -157,10 +162,10 @@ def test_a_fencing_knob_with_fencing_off_is_noted(
     _, doc, err = check_json(tmp_path, capsys, "-k", "0", "--set", "fencing=off", "--set", setting)
     note = f"{setting} has no effect: with fencing=off"
     assert len(doc["notes"]) == 1 and doc["notes"][0].startswith(note) and doc["notes"][0].endswith("(set fencing=on)")
-    assert err.startswith(f"sim: note: {note}")
+    assert one_line(err).startswith(f"sim: note: {note}")
     assert main(["trace", "stale-write", "--set", setting, "--json"]) == 0  # stale-write: fencing off
     out, err = capsys.readouterr()
-    assert json.loads(out)["notes"] == doc["notes"] and err == f"sim: note: {doc['notes'][0]}\n"
+    assert json.loads(out)["notes"] == doc["notes"] and one_line(err) == f"sim: note: {doc['notes'][0]}\n"
     assert main(["diff", "stale-write", "--set", setting, "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["notes"] == doc["notes"]
 
@@ -168,14 +173,14 @@ def test_a_fencing_knob_with_fencing_off_is_noted(
 def test_a_keyed_read_with_pins_off_is_noted_as_the_undeclared_read(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["trace", "undeclared-read-keyed", "--set", "pins=off", "--no-color"]) == 0
     err = capsys.readouterr().err
-    assert err == ("sim: note: reads=next-section-keyed has no effect beyond reads=next-section: with pins=off "
+    assert one_line(err) == ("sim: note: reads=next-section-keyed has no effect beyond reads=next-section: with pins=off "
                    "a journal key names no section, so it cannot name the next one either (set pins=on)\n")  # fmt: skip
 
 
 def test_explore_and_the_profile_sweep_note_an_inert_knob(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["explore", "--seed", "1", "-n", "10", "--set", "replay=strict", "--out", str(tmp_path)]) == 0
     assert ("sim: note: replay=strict has no effect: no fault kind drawn changes the code (add --faults all)"
-            in capsys.readouterr().err)  # fmt: skip
+            in one_line(capsys.readouterr().err))  # fmt: skip
     assert main(["sweep", "--profile", "temporal", "--set", "controller_state=old-timers", "--json"]) == 0
     out, err = capsys.readouterr()
     assert json.loads(out)["notes"] == [

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 import textwrap
 import time
@@ -16,19 +17,22 @@ import click
 
 from sim import check as checker
 from sim.commands.common import (
+    COLUMNS,
     ENUMERATED,
+    columns,
     duration_words,
     emit_json,
     folder_value,
     gate_long_work,
     note_inert,
+    path_lines,
     profile_option,
     run_of,
     set_option,
+    shown_path,
     switch_values,
     yes_option,
 )
-from sim.commands.trace import scenario_page
 from sim.faults import FAULT_SETS
 from sim.files import prepare_folder, refuse_special_in, replace_folder
 from sim.limits import MAX_CHECK_FAULTS
@@ -152,7 +156,7 @@ def check(max_faults: int, horizon: int, faults: str, sets: tuple[str, ...], pro
     replace_folder(target, texts, keep=lambda path: not _written_by_check(path))
     if as_json:
         emit_json(document)
-        click.echo(_bound_line(bound, results, seconds, workers), err=True)
+        click.echo(_fill(_bound_line(bound, results, seconds, workers), columns(sys.stderr)), err=True)
     else:
         _render(bound, results, files, seconds, workers)
     all_on_broken = any(r.broken for r in results if r.protections == "all-on")
@@ -169,7 +173,7 @@ def _search(configs: list[checker.Config], bound: checker.CheckBound, workers: i
     stderr once the workers are up (a failure to start them is bad input: one line alone)."""
     try:
         with _progress(enabled=sys.stderr.isatty()) as progress, _executor(workers, scheduler) as (executor, used):
-            click.echo(textwrap.fill(said, width=80, subsequent_indent="    "), err=True)  # 80 columns
+            click.echo(textwrap.fill(said, width=columns(sys.stderr), subsequent_indent="    "), err=True)
             return checker.check(configs, bound, executor=executor, workers=used, split=split, progress=progress,
                                  max_memory=max_memory, merge=merge)  # fmt: skip
     except (checker.Interrupted, checker.OutOfMemory) as stop:
@@ -188,7 +192,7 @@ def _stopped(stop: _Stopped, bound: checker.CheckBound, notes: list[str], as_jso
         emit_json({**_document(bound, stop.results, {}, notes), "interrupted" if why == "interrupted" else "stopped": note})
     else:
         _render(bound, stop.results, None, seconds, workers)
-    click.echo(note, err=True)
+    click.echo(_fill(note, columns(sys.stderr), "    "), err=True)
     return 130 if isinstance(stop, checker.Interrupted) else EXIT_MEMORY
 
 
@@ -210,6 +214,8 @@ def _executor(workers: int, scheduler: str | None) -> Iterator[tuple[Executor, i
 
 def _page(filename: str, text: str) -> str:
     """A counterexample's page (`sim trace FILE --html`), from its scenario text."""
+    from sim.commands.trace import scenario_page  # here: a check that finds nothing needs no renderer
+
     return scenario_page(parse(text, filename, Path(filename).stem))
 
 
@@ -262,22 +268,31 @@ def _document(bound: checker.CheckBound, results: list[checker.Result],
 LABEL_WIDTH = 24
 
 
+def _fill(text: str, width: int, indent: str = "") -> str:
+    """`text` wrapped at `width`, never cut at a hyphen (`key=per-attempt`)."""
+    return textwrap.fill(text, width=width, subsequent_indent=indent, break_on_hyphens=False)
+
+
 def _render(bound: checker.CheckBound, results: list[checker.Result],
             files: dict[tuple[str, str, str], Path] | None, seconds: float, workers: int) -> None:  # fmt: skip
-    """The result table; `files` None: an interrupted check (nothing written, no bound line)."""
-    _render_rows(bound, results)
-    _render_judged(bound, results)
+    """The result table; `files` None: an interrupted check (nothing written, no bound line).
+    Every line fits the terminal (`columns`: 80 when the output is not one)."""
+    width = columns()
+    _render_rows(bound, results, width)
+    _render_judged(bound, results, width)
     if files is None:
         return
-    _render_counterexamples(results, files)
+    broken = [r for r in results if r.broken]
+    if broken:
+        _render_counterexamples(broken, files, width)
     hits = sum(r.horizon_reached for r in results)
     if hits:
         click.echo(f"warning: {hits} run(s) reached the engine's {checker.SETTING.horizon}-tick horizon guard")
     click.echo()
-    click.echo(textwrap.fill(_bound_line(bound, results, seconds, workers), width=80, break_on_hyphens=False))
+    click.echo(_fill(_bound_line(bound, results, seconds, workers), width))
 
 
-def _render_rows(bound: checker.CheckBound, results: list[checker.Result]) -> None:
+def _render_rows(bound: checker.CheckBound, results: list[checker.Result], width: int) -> None:
     """One row per configuration: its verdict, what it did not judge, what broke."""
     rows = [
         [r.protections, r.checkpoints, f"{r.schedules:,}", f"{r.nodes:,}",
@@ -300,57 +315,58 @@ def _render_rows(bound: checker.CheckBound, results: list[checker.Result]) -> No
         if i in long:
             click.echo(cells[0])
             cells = ["", *cells[1:]]
-        first, *more = _verdict_lines(cells[-1], [p.name for p in bound.not_judged(r.switches)], start)
+        first, *more = _verdict_lines(cells[-1], [p.name for p in bound.not_judged(r.switches)], start, width)
         click.echo(line([*cells[:-1], first]))
         for text in more:
             click.echo(text)
         if r.broken:  # the broken properties, with the schedules that broke each, on the next lines
             names = [f"{name} {count:,}" for name, count in r.violations.items() if count]
-            click.echo(textwrap.fill("; ".join(names), width=80, initial_indent="    broken: ",
+            click.echo(textwrap.fill("; ".join(names), width=width, initial_indent="    broken: ",
                                      subsequent_indent="            ", break_on_hyphens=False))  # fmt: skip
 
 
-def _render_judged(bound: checker.CheckBound, results: list[checker.Result]) -> None:
+def _render_judged(bound: checker.CheckBound, results: list[checker.Result], width: int) -> None:
     """The invariants judged, and those no row judged."""
     judged = list(dict.fromkeys(name for r in results for name in r.violations))
-    click.echo(textwrap.fill("judged: " + ", ".join(judged) + " (a count is the schedules that broke it)",
-                             width=80, subsequent_indent="    ", break_on_hyphens=False))  # fmt: skip
+    click.echo(_fill("judged: " + ", ".join(judged) + " (a count is the schedules that broke it)", width, "    "))
     left = list(dict.fromkeys(p.name for r in results for p in bound.not_judged(r.switches)))
     if left:
-        click.echo(textwrap.fill(
+        click.echo(_fill(
             f"not judged: {', '.join(left)}: these settings let a fault kind break it, but no kind enumerated "
             f"({', '.join(k.plural for k in bound.kinds)}) can; --faults all enumerates every kind",
-            width=80, subsequent_indent="    ", break_on_hyphens=False))  # fmt: skip
+            width, "    "))  # fmt: skip
 
 
-def _render_counterexamples(results: list[checker.Result], files: dict[tuple[str, str, str], Path]) -> None:
-    """Each broken row's shortest counterexamples, and the files they were written to."""
-    broken = [r for r in results if r.broken]
-    if not broken:
-        return
+def _render_counterexamples(broken: list[checker.Result], files: dict[tuple[str, str, str], Path], width: int) -> None:
+    """Each broken row's counterexamples: what broke, and the file, named once with its folder
+    (shown relative to the current folder when that is shorter) and then by its name alone,
+    so that no line passes `width` (a path too long for it goes on, cut after a `/`)."""
     click.echo()
     click.echo("shortest counterexamples (sim trace FILE --check replays each):")
     click.echo("  (beside each, its page: the same name, .html)")
+    (folder,) = {path.parent for path in files.values()}  # --out
+    click.echo("\n".join(path_lines(shown_path(folder) + os.sep, width, "  in ", "    ")))
     for r in broken:
         for name, example in r.counterexamples.items():
             click.echo(textwrap.fill(
                 f"{r.protections} {r.checkpoints}: {name} at t{example.tick} <- {example.describe()}",
-                width=80, initial_indent="  ", subsequent_indent="      ", break_on_hyphens=False))  # fmt: skip
-            click.echo(f"      {files[(r.protections, r.checkpoints, name)]}")
+                width=width, initial_indent="  ", subsequent_indent="      ", break_on_hyphens=False))  # fmt: skip
+            path = files[(r.protections, r.checkpoints, name)]
+            click.echo("\n".join(path_lines(path.name, width, "      ", "        ")))
 
 
-def _verdict_lines(text: str, left: list[str], start: int) -> list[str]:
-    """A row's verdict and, on the same line as far as 80 columns allow, the invariants it
+def _verdict_lines(text: str, left: list[str], start: int, width: int = COLUMNS) -> list[str]:
+    """A row's verdict and, on the same line as far as `width` allows, the invariants it
     did not judge (`CheckBound.not_judged`); what does not fit goes on under the verdict.
     The first item is the verdict cell's text, the others whole lines."""
     if not left:
         return [text]
     names = [f"{name}," for name in left[:-1]] + [left[-1]]
     words = [f"{text};", f"not judged: {names[0]}", *names[1:]]
-    indent = start if start <= 80 - 24 else 4
+    indent = start if start <= width - 24 else 4
     lines = [words[0]]
     for word in words[1:]:
-        room = 80 - (start if len(lines) == 1 else indent)
+        room = width - (start if len(lines) == 1 else indent)
         if len(lines[-1]) + 1 + len(word) <= room:
             lines[-1] += " " + word
         else:

@@ -1,13 +1,14 @@
 """Pieces shared by the commands: the --set option, loading a scenario, the notes on inert
-knobs, writing JSON."""
+knobs, writing JSON, fitting lines to the terminal."""
 
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Callable, TypeVar
+from typing import IO, Any, Callable, TypeVar
 
 import click
 
@@ -124,18 +125,79 @@ def schedule_kinds(schedule: Schedule) -> frozenset[type[Fault]]:
 
 
 def note_inert(runs: Sequence[tuple[Mapping[str, str], frozenset[Effect]]], scope: Scope) -> list[str]:
-    """One line on stderr for each knob set away from its default that the other settings
-    make inert in every one of these runs (`sim.knobs.inert_notes`); returns the notes, for a
-    JSON document's `notes` field."""
+    """A note on stderr for each knob set away from its default that the other settings
+    make inert in every one of these runs (`sim.knobs.inert_notes`), wrapped to fit the
+    terminal (`columns`); returns the notes, for a JSON document's `notes` field."""
+    import textwrap
+
     notes = inert_notes(runs, scope)
+    width = columns(sys.stderr)
     for note in notes:
-        click.echo(f"sim: note: {note}", err=True)
+        click.echo(textwrap.fill(f"sim: note: {note}", width=width, subsequent_indent="    ", break_on_hyphens=False,
+                                 break_long_words=False), err=True)  # fmt: skip
     return notes
 
 
 def emit_json(document: Any) -> None:
     """One JSON document on stdout, nothing else; keys in a fixed order."""
     sys.stdout.write(json.dumps(document, indent=2) + "\n")
+
+
+# -- lines that fit the terminal ------------------------------------------------------------------
+#: the columns a line may take when the output is not a terminal (a file, a pipe)
+COLUMNS = 80
+
+
+def columns(stream: IO[str] | None = None) -> int:
+    """The columns a line printed on `stream` (stdout) may take: the terminal's width when it
+    is a terminal (the variable COLUMNS, when set, says it, as for `shutil.get_terminal_size`),
+    else COLUMNS."""
+    stream = sys.stdout if stream is None else stream
+    try:
+        if not stream.isatty():
+            return COLUMNS
+        said = os.environ.get("COLUMNS", "")
+        return int(said) if said.isdigit() and int(said) > 0 else os.get_terminal_size(stream.fileno()).columns
+    except (AttributeError, ValueError, OSError):  # no real stream (a test's), or no size
+        return COLUMNS
+
+
+def shown_path(path: Path) -> str:
+    """A path as short as it can be shown: relative to the current folder when that is
+    shorter (`reports/x`, `../x`), else absolute."""
+    absolute = os.path.abspath(path)
+    try:
+        relative = os.path.relpath(absolute)
+    except ValueError:  # another drive (Windows)
+        return absolute
+    return relative if len(relative) <= len(absolute) else absolute
+
+
+def path_lines(path: str, width: int, first: str, more: str) -> list[str]:
+    """`path` after the prefix `first`, in lines of at most `width` columns: cut after a `/`
+    or a `.` where it must be, going on after the prefix `more` (mid-name only when one part
+    is too long by itself)."""
+    lines, line, filled = [], first, False
+    for part in _path_parts(path):
+        if filled and len(line) + len(part) > width:
+            lines.append(line)
+            line = more
+        while len(line) + len(part) > width > len(line):
+            cut = width - len(line)
+            lines.append(line + part[:cut])
+            line, part = more, part[cut:]
+        line, filled = line + part, True
+    return [*lines, line]
+
+
+def _path_parts(path: str) -> list[str]:
+    """`a/b.c/d` -> `a/`, `b.`, `c/`, `d`: the places a path may be cut."""
+    parts, start = [], 0
+    for i, char in enumerate(path):
+        if char in "/.":
+            parts.append(path[start : i + 1])
+            start = i + 1
+    return [*parts, path[start:]] if start < len(path) else parts
 
 
 # -- work that may run long: said up front, and run past an hour only when the user says so --------

@@ -20,7 +20,6 @@ from sim.commands.common import (
     switch_values,
     yes_option,
 )
-from sim.commands.trace import write_page_beside
 from sim.explore import (
     TICK_BUCKET,
     TICK_BUCKETS,
@@ -89,6 +88,8 @@ def explore(examples: int, seed: int | None, sets: tuple[str, ...], profile: str
                         progress=_ProgressLines(examples), progress_every=every)  # fmt: skip
     for f in result.findings:  # each counterexample's page beside it (sim trace FILE --html)
         if f.path is not None:
+            from sim.commands.trace import write_page_beside  # only when there is a page to write
+
             write_page_beside(f.path)
     for line in report_lines(result):
         click.echo(line)

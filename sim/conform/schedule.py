@@ -153,7 +153,7 @@ class Schedule:
 
     def invalid(self) -> str | None:
         """Why the harness cannot inject this schedule, or None."""
-        worker, stops, changes = 1, 0, 0
+        worker, stops, changed = 1, 0, 0
         order: dict[int, int] = {}
         for n, h in enumerate(self.hits):
             if h.point not in points_in_order():
@@ -167,13 +167,13 @@ class Schedule:
                 return f"w{h.worker}'s barriers are not in the workflow's order"
             order[h.worker] = points_in_order().index(h.point)
             stops += h.action == "stop"
-            changes += h.change
+            changed += h.change
             if h.change and h.at_post:
                 return "a change after the acceptance"
             if h.action == "stop" and h.at_post and h.point != "after-intent":
                 return "a stop in the post other than after its intent"
             worker += h.ends_worker
-        if stops > 1 or changes > 1 or not self.hits or sum(h.action != "wake" for h in self.hits) > MOST:
+        if stops > 1 or changed > 1 or not self.hits or sum(h.action != "wake" for h in self.hits) > MOST:
             return f"at most {MOST} faults, one stop and one change"
         return None
 
@@ -218,10 +218,10 @@ def nth_post(trace: Trace, attempt: int, tick: int) -> int:
 class Placed:
     """The faults of `sim`'s scenario, built hit by hit."""
 
-    silences: tuple[str, ...] = ()
-    changes: tuple[str, ...] = ()
-    deaths: tuple[str, ...] = ()
-    pauses: tuple[str, ...] = ()
+    silent: tuple[str, ...] = ()
+    changed: tuple[str, ...] = ()
+    died: tuple[str, ...] = ()
+    paused: tuple[str, ...] = ()
     ready: int = 12
 
 
@@ -238,10 +238,10 @@ def scenario_text(s: Schedule, switches: dict[str, str]) -> str:
         f'key = "{"per-operation" if s.keyed else "none"}"',
         "",
         "[schedule]",
-        f"silences = [{', '.join(placed.silences)}]",
-        f"changes = [{', '.join(placed.changes)}]",
-        f"poster_deaths = [{', '.join(placed.deaths)}]",
-        *([f"poster_pauses = [{', '.join(placed.pauses)}]"] if placed.pauses else []),
+        f"silences = [{', '.join(placed.silent)}]",
+        f"changes = [{', '.join(placed.changed)}]",
+        f"poster_deaths = [{', '.join(placed.died)}]",
+        *([f"poster_pauses = [{', '.join(placed.paused)}]"] if placed.paused else []),
         "duplicate_deliveries = []",
         *([f"newsletter_ready = {placed.ready}"] if placed.ready != 12 else []),
         "",
@@ -256,8 +256,8 @@ def run_text(text: str, switches: dict[str, str]) -> Trace:
 def partial_text(placed: Placed, keyed: bool) -> str:
     return "\n".join([
         "[switches]", 'rule = "any-accepted"', f'key = "{"per-operation" if keyed else "none"}"', "[schedule]",
-        f"silences = [{', '.join(placed.silences)}]", f"changes = [{', '.join(placed.changes)}]",
-        f"poster_deaths = [{', '.join(placed.deaths)}]", f"poster_pauses = [{', '.join(placed.pauses)}]",
+        f"silences = [{', '.join(placed.silent)}]", f"changes = [{', '.join(placed.changed)}]",
+        f"poster_deaths = [{', '.join(placed.died)}]", f"poster_pauses = [{', '.join(placed.paused)}]",
         f"newsletter_ready = {placed.ready}", ""])  # fmt: skip
 
 
@@ -283,27 +283,27 @@ def place(s: Schedule, switches: dict[str, str]) -> Placed:
             wake = tick + 1
             continue
         if h.change:
-            placed = replace(placed, changes=(*placed.changes, f"{{at = {tick + 1}, sections = [2]}}"))
+            placed = replace(placed, changed=(*placed.changed, f"{{at = {tick + 1}, sections = [2]}}"))
         if not h.ends_worker:
             continue
         nth = nth_post(trace, h.worker, tick)
         if h.at_post:
             entry = f'{{point = "{h.point}", nth = {nth}}}'
-            placed = replace(placed, deaths=(*placed.deaths, entry))
+            placed = replace(placed, died=(*placed.died, entry))
         else:
             entry = f"{{attempt = {h.worker}, at = {tick}}}"
-            placed = replace(placed, silences=(*placed.silences, entry))
+            placed = replace(placed, silent=(*placed.silent, entry))
         if h.action == "stop":
             stop = (h, tick, nth, entry)
     if stop is not None:
         h, tick, nth, entry = stop
         wake = wake if wake is not None else last_done(run_text(partial_text(placed, s.keyed), switches)) + 1
         if h.at_post:
-            placed = replace(placed, deaths=tuple(d for d in placed.deaths if d != entry),
-                             pauses=(f"{{nth = {nth}, ticks = {wake - tick}}}",))  # fmt: skip
+            placed = replace(placed, died=tuple(d for d in placed.died if d != entry),
+                             paused=(f"{{nth = {nth}, ticks = {wake - tick}}}",))  # fmt: skip
         else:
-            placed = replace(placed, silences=tuple(f"{entry[:-1]}, wake = {wake}}}" if x == entry else x
-                                                    for x in placed.silences))  # fmt: skip
+            placed = replace(placed, silent=tuple(f"{entry[:-1]}, wake = {wake}}}" if x == entry else x
+                                                    for x in placed.silent))  # fmt: skip
     final = run_text(partial_text(placed, s.keyed), switches)
     return replace(placed, ready=last_done(final, None if stop is None else stop[0].worker))
 

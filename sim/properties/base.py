@@ -15,7 +15,7 @@ other module keeps a table of properties.
 
 Properties read the ground truth of a trace (what each digest was really built from, which
 report content was current at each tick), never the model's own belief: that way they also
-see what a switched-off protection hides (docs/model.md, "Ground truth for the invariants").
+see what a switched-off protection hides (docs/model.md §6, "ground truth").
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """duplicate-effect (always): the feed applies at most one post per accepted digest.
 
 Guarded by the per-operation post key: the feed remembers the key `announce/<digest>` and
-answers a resend or a second copy with the post it already applied (docs/model.md, "The
-announcement"). Beyond the article's model the key does not hold it when the receiver has no
+answers a resend or a second copy with the post it already applied (docs/model.md §2,
+"the feed"). Beyond the article's model the key does not hold it when the receiver has no
 idempotency (receiver=none) or forgets keys (a finite retention).
 """
 

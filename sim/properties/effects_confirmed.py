@@ -1,8 +1,8 @@
 """effects-confirmed (eventually): every intent recorded is confirmed by the end of the run.
 
 An intent is an applied write of the record "intent" to the effect store; its confirmation
-is a later applied write of the record "confirmed" for the same digest (docs/model.md, "The
-announcement": the post is intent, send, confirmation). Each intent is an obligation of its
+is a later applied write of the record "confirmed" for the same digest (docs/model.md
+§5.4: the post is intent, send, confirmation). Each intent is an obligation of its
 own: a confirmation written before it does not meet it.
 
 Judged at the end of the run. The breaking events are the intents never confirmed, so the

@@ -2,7 +2,7 @@
 report has its announcement confirmed.
 
 With two digests accepted for the final report (fencing and pins off), the confirmation of
-either counts (docs/model.md, "Ground truth for the invariants"). Judged at the end of the
+either counts (docs/model.md §6, "finished"). Judged at the end of the
 run: when it does not hold, its breaking event is the run's last event. It is the outcome's
 `finished` field. It relies on version pins (with pins off a digest of a superseded report
 can be accepted, and nothing rebuilds it) and on fencing tokens (see effects-confirmed).

@@ -6,8 +6,8 @@ of the current version. The rule needs versions to compare; with pins off there 
 and the gate decides: fail-closed waits, fail-open admits the latest accepted digest, which
 is the rule any-accepted. So with pins off and the fail-open gate the rule is on and still
 does not hold this property; pins on, or the fail-closed gate, restores it. (The gate is the
-ninth knob, `sim.switches.Gate`; docs/model.md, "Assessment, acceptance and rebuild", says
-what pins off leaves without versions.)
+ninth knob, `sim.switches.Gate`; docs/model.md §4, "version pins", says what pins
+off leaves without versions.)
 """
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ def arose(seen: Seen, e: Event) -> bool:
     digest is not an accepted digest built from the current report: the weaker rules
     ("latest finished", "any accepted") would take a wrong digest. The gate reads the state
     at the end of a tick, since nothing after assessment in a tick writes candidates or
-    acceptances (docs/model.md, "Time and order")."""
+    acceptances (docs/model.md §5.3 b)."""
     if e.tick < seen.ready or (seen.started is not None and seen.started != e.tick):
         return False
     for digest in (seen.latest, seen.latest_accepted):

@@ -9,7 +9,7 @@ article's model a controller whose token counter did not survive its restart
 token equal to the epoch (docs/outside.md, case 9): the ground truth still sees it.
 
 Guarded by fencing tokens: with fencing on, every protected store rejects such a write
-(docs/model.md, "Writes and fencing"), as long as tokens are never reissued.
+(docs/model.md §2, "protected stores"), as long as tokens are never reissued.
 """
 
 from __future__ import annotations

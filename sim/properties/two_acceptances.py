@@ -1,8 +1,7 @@
 """two-acceptances (always): no two acceptances while the same report version is current.
 
 Guarded by version pins: with pins on, the assessor refuses a candidate when a digest is
-already accepted for the current version (docs/model.md, "Assessment, acceptance and
-rebuild").
+already accepted for the current version (docs/model.md §5.3 a).
 """
 
 from __future__ import annotations

@@ -2,8 +2,7 @@
 current when it was accepted.
 
 Guarded by version pins: with pins on, the assessor compares the digest's pinned version and
-its parts' section hashes with the current report (docs/model.md, "Assessment, acceptance
-and rebuild").
+its parts' section hashes with the current report (docs/model.md §5.3 a).
 """
 
 from __future__ import annotations
