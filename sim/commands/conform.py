@@ -44,16 +44,19 @@ def conform(
     changed; show each observed figure beside sim's prediction. Exit 1 on a mismatch: a value
     that is neither the prediction nor one a behaviour the model does not capture explains."""
     names = _engines(engine, every)
-    if explore is not None or schedule is not None:
+    if schedule is not None or (explore is not None and not every):
         if every or faults or (explore is not None and schedule is not None):
-            raise click.UsageError("--explore and --schedule take one engine, without --all, --fault or each other")
+            raise click.UsageError("--explore (without --all) and --schedule take one engine, without --fault "
+                                   "or each other")  # fmt: skip
         return scheduled(names[0], explore, seed, schedule, runs, jobs, as_json, out)
-    runs = runs or 1
+    if explore is not None and faults:
+        raise click.UsageError("--all --explore runs the five faults and the drawn schedules: no --fault")
+    runs = runs or (3 if explore is not None else 1)
     if out is not None:
         _prepare(out)
     docs = []
     for name in names:
-        doc = run_conform(name, only=faults, jobs=jobs, runs=runs)
+        doc = _engine_doc(name, faults, jobs, runs, None if explore is None else (explore, seed), out)
         docs.append(doc)
         if not as_json:
             click.echo(text(doc))
@@ -62,6 +65,29 @@ def conform(
     if out is not None:
         _write(out, docs, as_json)
     return 0 if all(d["ok"] for d in docs) else 1
+
+
+def _engine_doc(name: str, faults: tuple[str, ...], jobs: int, runs: int, explore: tuple[int, int] | None,
+                out: Path | None) -> dict[str, Any]:  # fmt: skip
+    """One engine's document: the five faults and (with `--all --explore N`) N drawn schedules,
+    whose disagreements go into OUT/conform-explore/ENGINE; then which of the profile's claims
+    the runs exercised (sim/conform/claims.py)."""
+    import tempfile
+
+    from sim.conform import claims
+    from sim.conform.explore import explore as run_explore
+
+    doc = run_conform(name, only=faults, jobs=jobs, runs=runs)
+    with tempfile.TemporaryDirectory(prefix="sim-conform-schedules-") as scratch:
+        if explore is not None:
+            folder = (out if out is not None else Path(".")) / "conform-explore" / name
+            prepare_out(folder)
+            doc["explore"] = run_explore(name, explore[0], explore[1], folder, runs=runs, jobs=jobs, scratch=Path(scratch))
+            doc["ok"] = doc["ok"] and doc["explore"]["ok"]
+        doc["claims"] = claims.for_document(ENGINES[name], doc)
+    for item in doc.get("explore", {}).get("schedules", ()):
+        item.pop("scenario", None)  # a temporary file, gone
+    return doc
 
 
 def _engines(engine: str | None, every: bool) -> list[str]:

@@ -67,22 +67,28 @@ def mismatched(result: dict[str, Any]) -> bool:
 
 
 def explore(engine_name: str, count: int, seed: int, out: Path, runs: int = 3,
-            on_start: Callable[[list[int]], None] | None = None, jobs: int = 1) -> dict[str, Any]:  # fmt: skip
+            on_start: Callable[[list[int]], None] | None = None, jobs: int = 1,
+            scratch: Path | None = None) -> dict[str, Any]:  # fmt: skip
     """Draw `count` schedules (seeded), run each `runs` times on the engine and shrink and save
-    each disagreement into `out`; the document `sim conform --explore` prints."""
+    each disagreement into `out`; the document `sim conform --explore` prints. Each drawn
+    schedule's scenario file is written into `scratch` (default: `out/schedules`)."""
     from concurrent.futures import ThreadPoolExecutor
 
     engine = ENGINES[engine_name]
     harness.require(engine)
     rng = random.Random(seed)
     drawn = [schedule.draw(rng, engine.switches) for _ in range(count)]
-    scenarios = out / "schedules"
+    scenarios = out / "schedules" if scratch is None else scratch
     scenarios.mkdir(parents=True, exist_ok=True)
     faults = [fault_of(s, engine, scenarios) for s in drawn]
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         results = list(pool.map(lambda f: harness.run_fault(engine, f, on_start, runs), faults))
-    disagreements = [shrink_and_save(engine, s, out, runs, on_start) for s, r in zip(drawn, results) if mismatched(r)]
-    return summary(engine, seed, runs, drawn, results, disagreements)
+    disagreements = [shrink_and_save(engine, s, out, runs, on_start, scenarios)
+                     for s, r in zip(drawn, results) if mismatched(r)]  # fmt: skip
+    doc = summary(engine, seed, runs, drawn, results, disagreements)
+    for item, fault in zip(doc["schedules"], faults):
+        item["scenario"] = fault.scenario
+    return doc
 
 
 def replay(engine_name: str, path: Path, out: Path, runs: int = 1,
@@ -97,9 +103,8 @@ def replay(engine_name: str, path: Path, out: Path, runs: int = 1,
 
 
 def shrink_and_save(engine: Engine, s: Schedule, out: Path, runs: int,
-                    on_start: Callable[[list[int]], None] | None) -> dict[str, Any]:  # fmt: skip
+                    on_start: Callable[[list[int]], None] | None, scratch: Path) -> dict[str, Any]:  # fmt: skip
     """The smallest schedule below `s` that still disagrees (one step at a time), saved."""
-    scratch = out / "schedules"
     current = s
     progress = True
     while progress:

@@ -585,11 +585,12 @@ def read_end(workdir: Path, execution: str) -> str:
 
 
 # -- the prediction ------------------------------------------------------------------------
-def predict(engine: Engine, fault: Fault) -> Observed:
+def predict(engine: Engine, fault: Fault, switches: dict[str, str] | None = None) -> Observed:
     """`sim`'s run of the fault's scenario under the engine's switches, in the observed figures'
     terms; the steps recorded at w1's barrier are every step before it (each step's result is
-    recorded as it returns: checkpoints=per-step), where the engine's record is read."""
-    scenario = load(fault.scenario).with_switches(engine.switches)
+    recorded as it returns: checkpoints=per-step), where the engine's record is read. With
+    `switches`, under those settings instead of the engine's (sim/conform/claims.py)."""
+    scenario = load(fault.scenario).with_switches(engine.switches if switches is None else switches)
     trace, result = run_scenario(scenario)
     recorded_before = steps_before(fault.hold) if reads_record(engine) else None
     mapped = tuple(history.from_trace(trace).items()) if engine.name in history.MAPPINGS else None

@@ -49,6 +49,43 @@ def _behaviours(doc: dict[str, Any], bullet: str, end: str) -> list[str]:
     return lines
 
 
+def claims_lines(doc: dict[str, Any], bullet: str) -> list[str]:
+    """Each claim of the engine's profile: exercised by the schedules run here, contradicted,
+    or documentation-only (sim/conform/claims.py)."""
+    return [f"{bullet}`{c['claim']}`: {c['status']} ({c['why']})" if bullet.startswith("-") else
+            f"{bullet}{c['claim']}: {c['status']} ({c['why']})" for c in doc.get("claims", ())]  # fmt: skip
+
+
+KINDS_HEAD = ("fault kind", "schedules", "agree", "explained", "varying", "mismatch")
+
+
+def explore_lines(doc: dict[str, Any], markdown: bool) -> list[str]:
+    """With `--all --explore`: the drawn schedules' tally per fault kind, then each
+    disagreement, shrunk, with its scenario file."""
+    found = doc.get("explore")
+    if not found:
+        return []
+    head = (f"Drawn schedules (--explore {found['kinds'].get('all', {}).get('schedules', 0)} --seed {found['seed']}, "
+            f"each run {found['runs']} times):")  # fmt: skip
+    rows = [(kind, *(str(t[k]) for k in ("schedules", "agree", "explained", "varying", "mismatch")))
+            for kind, t in found["kinds"].items()]  # fmt: skip
+    if markdown:
+        lines = [head, "", "| " + " | ".join(KINDS_HEAD) + " |", "|---|---|---|---|---|---|"]
+        lines += ["| " + " | ".join(row) + " |" for row in rows]
+    else:
+        widths = [max(len(r[i]) for r in [KINDS_HEAD, *rows]) for i in range(len(KINDS_HEAD))]
+        lines = [head] + ["  " + "  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in [KINDS_HEAD, *rows]]
+    for d in found["disagreements"]:
+        what = "; ".join(f"{r['figure']}: {r['observed']} against {r['predicted']}" for r in d["rows"])
+        lines.append(f"{'- ' if markdown else '  '}disagreement: {d['drawn']} shrunk to {d['shrunk']}, "
+                     f"conform-explore/{doc['engine']}/{d['file']}: {what}")  # fmt: skip
+    if markdown:
+        lines.append("")
+    if not found["disagreements"]:
+        lines.append(("" if markdown else "  ") + "No disagreement.")
+    return lines
+
+
 def text(doc: dict[str, Any]) -> str:
     """One engine's run, for the terminal."""
     lines = [
@@ -62,13 +99,20 @@ def text(doc: dict[str, Any]) -> str:
     if doc["behaviours"]:
         lines += ["", "behaviours the model does not capture:"]
         lines += _behaviours(doc, "  ", "")
+    if doc.get("explore"):
+        lines += ["", *explore_lines(doc, markdown=False)]
+    if doc.get("claims"):
+        lines += ["", "the profile's claims, against the runs above:"]
+        lines += claims_lines(doc, "  ")
     lines += ["", f"{doc['engine']}: {summary_line(doc)}" + ("" if doc["ok"] else " (FAILED)")]
     return "\n".join(lines) + "\n"
 
 
 def runs_option(docs: list[dict[str, Any]]) -> str:
     runs = max((doc.get("runs", 1) for doc in docs), default=1)
-    return f" --runs {runs}" if runs > 1 else ""
+    found = next((doc["explore"] for doc in docs if doc.get("explore")), None)
+    drawn = "" if found is None else f" --explore {found['kinds'].get('all', {}).get('schedules', 0)} --seed {found['seed']}"
+    return (f" --runs {runs}" if runs > 1 else "") + drawn
 
 
 def markdown(docs: list[dict[str, Any]]) -> str:
@@ -96,7 +140,13 @@ def markdown(docs: list[dict[str, Any]]) -> str:
         if doc["behaviours"]:
             lines += ["", "Behaviours the model does not capture (a row is explained by one only where its predicate holds):", ""]
             lines += _behaviours(doc, "- ", ".")
-        lines += ["", f"Summary: {summary_line(doc)}."]
+        lines += ["", f"Summary of the five faults: {summary_line(doc)}."]
+        if doc.get("explore"):
+            lines += ["", *explore_lines(doc, markdown=True)]
+        if doc.get("claims"):
+            lines += ["", "The profile's claims (`sim/conform/claims.py`: exercised when a schedule run here tells it from "
+                      "every other value and agreed; documentation-only when none tells it from some value):", ""]
+            lines += claims_lines(doc, "- ")
     return "\n".join(lines) + "\n"
 
 
