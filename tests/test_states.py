@@ -32,9 +32,10 @@ from sim.cli import cli
 from sim.commands.common import load_scenario
 from sim.engine.records import knows
 from sim.engine.state import State, Status
-from sim.events import Accepted, Feed, Lost, Newsletter, payload, write
+from sim.events import Accepted, Feed, Lost, Newsletter, Refused, ReportChanged, payload, write
 from sim.faults import DuplicateDelivery, PosterPause, Silence, StorageLoss
 from sim.outcome import outcome
+from sim.properties import PROPERTIES, Seen
 from sim.explore import ExploreBounds, SeededChoices, draw_schedule
 from sim.knobs import KNOBS
 from sim.render import grid as grids
@@ -43,7 +44,7 @@ from sim.render.lifecycle import KINDS, lifecycles
 from sim.run import run_scenario, simulate
 from sim.schedule import Schedule
 from sim.switches import SWITCHES, Switches
-from sim.trace import Kind, Trace
+from sim.trace import Event, Kind, Trace
 
 #: the drawn runs: how many, from which seed
 DRAWN, SEED = 1000, 2022
@@ -353,3 +354,80 @@ def test_the_outcome_read_from_the_states_says_what_the_events_say(part: int) ->
     for trace in runs + [trace for _, _, trace in drawn_traces(part)]:
         figures = outcome(trace).to_json()
         assert {name: figures[name] for name in event_figures(trace)} == event_figures(trace)
+
+
+class Told:
+    """What the events told so far, event by event (the oracle for `Seen`, which reads the states)."""
+
+    def __init__(self, trace: Trace) -> None:
+        self.content, self.ready, self.started = trace.versions[0], trace.schedule.newsletter_ready, -1
+        self.built: dict[str, tuple[int, ...]] = {}
+        self.accepted_for: set[tuple[int, ...]] = set()
+        self.accepted: set[str] = set()
+        self.applied: set[str] = set()
+        self.latest = self.latest_accepted = ""
+        self.admitted = 0
+
+    def take(self, e: Event) -> None:
+        if e.kind is Kind.WRITE and write(e)["record"] == "candidate" and write(e)["applied"]:
+            self.latest = digest = write(e)["digest"]  # type: ignore[typeddict-item]
+            self.built[digest] = tuple(p[1] for p in write(e)["parts"])  # type: ignore[typeddict-item]
+        elif e.kind is Kind.ACCEPTED:
+            self.latest_accepted = payload(e, Accepted)["digest"]
+            self.accepted_for.add(self.content)
+            self.accepted.add(self.latest_accepted)
+        elif e.kind is Kind.FEED and payload(e, Feed)["answer"] == "applied":
+            self.applied.add(payload(e, Feed)["digest"])
+        elif e.kind is Kind.REPORT_CHANGED:
+            self.content = tuple(payload(e, ReportChanged)["content"])
+        elif e.kind is Kind.NEWSLETTER and self.started < 0:
+            self.started = e.tick
+        elif e.kind is Kind.ADMITTED:
+            self.admitted = e.attempt or 0
+
+    def arose(self, name: str, e: Event) -> bool:
+        """Whether `name`'s hazard arose at `e` (before it; at a tick's end, after its last event)."""
+        digest = payload(e, Accepted if e.kind is Kind.ACCEPTED else Refused)["digest"] if e.kind in ASSESSED else ""
+        if name == "misused-dependant":
+            if e.tick < self.ready or 0 <= self.started != e.tick:
+                return False
+            return any(d and (d not in self.accepted or self.built.get(d) != self.content)
+                       for d in (self.latest, self.latest_accepted))  # fmt: skip
+        return {
+            "wrong-acceptance": lambda: self.built.get(digest) != self.content,
+            "two-acceptances": lambda: self.content in self.accepted_for,
+            "stale-write": lambda: (e.attempt or 0) < self.admitted,
+            "duplicate-effect": lambda: payload(e, Feed)["digest"] in self.applied,
+            "uncorrected-duplicate": lambda: payload(e, Feed)["digest"] in self.applied,
+            "faithful-digest": lambda: "truth" in payload(e, Accepted),
+        }[name]()
+
+
+ASSESSED = (Kind.ACCEPTED, Kind.REFUSED)
+
+
+def hazard_disagreements(trace: Trace) -> Iterator[str]:
+    """Each event (or tick end) where a hazard reading the states (`Seen`) says otherwise than
+    the events told so far."""
+    told, seen, events = Told(trace), Seen(trace), trace.events
+    hazards = [(p.name, p.hazard) for p in PROPERTIES if p.hazard is not None]
+    for i, e in enumerate(events):
+        for name, hazard in hazards:
+            if e.kind in hazard.kinds and hazard.arose(seen, e) != told.arose(name, e):
+                yield f"event {i} ({e.kind.value} at t{e.tick}): {name}"
+        told.take(e)
+        if i + 1 == len(events) or events[i + 1].tick != e.tick:
+            for name, hazard in hazards:
+                if hazard.at_tick_end and hazard.arose(seen, e) != told.arose(name, e):
+                    yield f"end of t{e.tick}: {name}"
+
+
+@pytest.mark.parametrize("part", range(4))
+def test_the_hazards_read_from_the_states_say_what_the_events_say(part: int) -> None:
+    """What `sim explore`'s hazards see before an event (a candidate's content, the
+    acceptances, the feed's posts, the latest admission) or at the end of a tick is read from
+    the states; the events, taken in order, say the same at every event of every named
+    scenario and drawn run."""
+    runs = [run_scenario(load_scenario(name, ()))[0] for name in scenarios.names()[part::4]]
+    for trace in runs + [trace for _, _, trace in drawn_traces(part)]:
+        assert list(hazard_disagreements(trace)) == []

@@ -135,7 +135,7 @@ class Seen:
     states (`Trace.state_at`), never a model of the run rebuilt from the events.
 
     The walk (`sim.properties.at_risk`) shows each event to the hazards that look at its kind,
-    which read what was true just *before* it (`index`: its position in the trace), and shows
+    which read what was true just *before* it, and shows
     the end of each tick with events to the hazards judged there, which read the state at the
     end of that tick. The state changes inside a tick in an order the rules fix (docs/model.md
     §5: the input, the workers, then the controller's assessment, in candidates' write order),
@@ -198,7 +198,11 @@ class Seen:
 
     def applied_before(self, tick: int, digest: str, post: str | None, answer: str) -> bool:
         """Whether the feed had applied a post for `digest` before this answer of `tick`: a
-        post before the one it applies now, or any post (a repeat answers with one)."""
+        post before the one it applies now (posts only grow, in order), always for a repeat
+        (it answers with the post applied for the same request). A rejection (a key the feed
+        holds for another request) reads the posts by the end of the tick before: of the
+        posts of its own tick the states do not say which came first, and no run drawn in
+        tests/test_states.py has another post of the digest earlier in the same tick."""
         posts = self.state(tick).feed.posts
         if answer == "applied":
             ids = [p for p, _ in posts]
