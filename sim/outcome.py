@@ -100,7 +100,10 @@ def outcome(trace: Trace) -> Outcome:
     last = trace.state_at(trace.last_tick)
     by_attempt = tuple(a.calls for a in last.attempts)
     first_accepted = first_acceptance(trace)
-    confirmed_tick = None if first_accepted is None else first_state(trace, lambda s: (first_accepted[1], "confirmed") in s.effects)
+    confirmed_tick = None
+    if first_accepted is not None:
+        confirmed = (first_accepted[1], "confirmed")
+        confirmed_tick = first_state(trace, lambda s: confirmed in s.effects)
     return Outcome(
         model_calls=sum(by_attempt),
         model_calls_by_attempt=by_attempt,

@@ -336,7 +336,8 @@ def event_figures(trace: Trace) -> dict[str, Any]:
         elif e.kind is Kind.ACCEPTED and first is None and tuple(payload(e, Accepted)["built_from"]) == trace.final_content:
             first = (e.tick, payload(e, Accepted)["digest"])
         elif e.kind is Kind.NEWSLETTER and letter is None:
-            letter = {"start_tick": e.tick, "digest": payload(e, Newsletter)["digest"], "quoted_revenue": payload(e, Newsletter)["quote"]}
+            started = payload(e, Newsletter)
+            letter = {"start_tick": e.tick, "digest": started["digest"], "quoted_revenue": started["quote"]}
     return {
         "model_calls_by_attempt": calls, "steps_restored": restored, "stale_writes_rejected": stale[0],
         "stale_writes_applied": stale[1], "posts_applied": posts,

@@ -240,7 +240,8 @@ def updates(loop: ast.For) -> Iterator[tuple[str, ast.Name]]:
             yield "augments", root_name(n.target)  # type: ignore[misc]
         elif isinstance(n, ast.Assign):
             for target in n.targets:
-                yield from (("rebinds", x) for x in ast.walk(target) if isinstance(x, ast.Name) and isinstance(x.ctx, ast.Store))
+                names = [x for x in ast.walk(target) if isinstance(x, ast.Name) and isinstance(x.ctx, ast.Store)]
+                yield from (("rebinds", x) for x in names)
                 if isinstance(target, ast.Subscript) and isinstance(root_name(target), ast.Name):
                     yield "stores into", root_name(target)  # type: ignore[misc]
         elif isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in MUTATORS:
@@ -257,11 +258,15 @@ def over_events(loop: ast.AST) -> bool:
 
 def self_stores(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[tuple[int, str]]:
     for n in ast.walk(fn):
-        targets = n.targets if isinstance(n, ast.Assign) else [n.target] if isinstance(n, (ast.AugAssign, ast.AnnAssign)) else []
+        targets: list[ast.expr] = []
+        if isinstance(n, ast.Assign):
+            targets = n.targets
+        elif isinstance(n, (ast.AugAssign, ast.AnnAssign)):
+            targets = [n.target]
         for t in targets:
             r = root_name(t)
             if isinstance(r, ast.Name) and r.id == "self" and t is not r:
-                yield n.lineno, "stores into self"
+                yield t.lineno, "stores into self"
         if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "setattr":
             yield n.lineno, "calls setattr"
 
@@ -276,7 +281,8 @@ def loop_memory(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[tuple[in
         earlier |= {a.arg for a in fn.args.args} - {"self"}
         found = [(how, name) for how, name in updates(loop) if name.id in earlier]
         writers = {id(name) for _, name in found}
-        reads = {x.id for x in ast.walk(loop) if isinstance(x, ast.Name) and isinstance(x.ctx, ast.Load) and id(x) not in writers}
+        reads = {x.id for x in ast.walk(loop)
+                 if isinstance(x, ast.Name) and isinstance(x.ctx, ast.Load) and id(x) not in writers}  # fmt: skip
         yield from ((name.lineno, f"{how} {name.id}") for how, name in found if name.id in reads)
 
 
@@ -335,4 +341,5 @@ def marks(trace):
             out.append("feed")
     return out
 '''
-    assert [(name, what) for name, _, what in folds(source)] == [("outcome", "augments attempts"), ("take", "stores into self")]
+    found = [(name, what) for name, _, what in folds(source)]
+    assert found == [("outcome", "augments attempts"), ("take", "stores into self")]

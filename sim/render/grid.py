@@ -24,7 +24,6 @@ JSON-serialisable through `Grid.to_json()`.
 from __future__ import annotations
 
 import dataclasses
-from bisect import bisect_left
 from collections.abc import Hashable
 from dataclasses import dataclass, field
 from typing import Any
@@ -412,13 +411,12 @@ class _Builder:
         # what each result id was computed from: result -> version read
         self.read_version = {payload(e, Computed)["result"]: version_read(trace, e)
                              for e in trace.events if e.kind is Kind.COMPUTED}  # fmt: skip
-        #: the event indices of the admissions, in order (attempt #n is admitted at admissions[n - 1])
-        self.admissions = [i for i, e in self.events if e.kind is Kind.ADMITTED]
 
-    def latest(self, index: int) -> int:
-        """The latest attempt admitted before the event at `index` (0: none yet): attempts are
-        numbered in admission order. A write of an earlier attempt is stale."""
-        return bisect_left(self.admissions, index)
+    def latest(self, tick: int) -> int:
+        """The latest attempt admitted before the workers act in `tick` (0: none yet): the
+        attempts of the state at the end of the tick before (admissions are the controller's,
+        which acts last in a tick). A write of an earlier attempt is stale."""
+        return len(self.trace.state_at(tick - 1).attempts) if tick > 0 else 0
 
     # -- cells ---------------------------------------------------------------------------
     def add(self, row: str, tick: int, mark: Mark, index: int | None, broke: tuple[str, ...] = ()) -> None:
@@ -509,7 +507,7 @@ class _Builder:
                 if e.kind is Kind.ADMITTED:
                     marks.append((Mark(f"T{payload(e, Admitted)['token']}", "admitted", "admitted"), i))
                 else:
-                    _act(n, e, i, self.latest(i), marks)
+                    _act(n, e, i, self.latest(t), marks)
             for a in self.trace.state_at(t).attempts:  # the attempts admitted by the end of t
                 self.lifeline_cell(f"attempt:{a.n}", t, a, acted.get(a.n))
         return admitted
@@ -543,7 +541,7 @@ class _Builder:
             if e.kind is Kind.RESTORED:
                 self.add(f"journal:{payload(e, Restored)['step']}", t, Mark("↺", "restored", "restored"), i)
             elif e.kind is Kind.WRITE:
-                self.write_marks(write(e), i, t, superseded(e, self.latest(i)), broke)
+                self.write_marks(write(e), i, t, superseded(e, self.latest(t)), broke)
             elif e.kind is Kind.ACCEPTED:
                 a = payload(e, Accepted)
                 if a["version"] is not None:
