@@ -1,7 +1,9 @@
 """The outcome of a run, derived from its trace.
 
 `violations` are the safety properties that broke and `finished` is the progress property
-of that name, both read from `sim.properties`; the other fields are figures of the run.
+of that name, both read from `sim.properties`; the other fields are figures of the run, read
+from the engine's states (`Trace.states`: the tallies the last state keeps, the first state
+that holds an acceptance's confirmation or the newsletter), not from a fold of the events.
 """
 
 from __future__ import annotations
