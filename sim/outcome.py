@@ -1,21 +1,23 @@
 """The outcome of a run, derived from its trace.
 
 `violations` are the safety properties that broke and `finished` is the progress property
-of that name, both read from `sim.properties`; the other fields are figures of the run.
+of that name, both read from `sim.properties`; the other fields are figures of the run, read
+from the engine's states (`Trace.states`: the tallies the last state keeps, the first state
+that holds an acceptance's confirmation or the newsletter), not from a fold of the events.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Hashable, Iterable
+from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sim import properties
-from sim.events import Accepted, Feed, payload, write
-from sim.events import Newsletter as Started
-from sim.properties.stale_write import superseded
-from sim.trace import Event, Kind, Trace
+from sim.trace import Event, Trace, quoted
+
+if TYPE_CHECKING:  # `sim scenarios` reads the outcome's fields only: no engine at import
+    from sim.engine.state import State
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,54 +96,64 @@ def encoded(events: Iterable[Event]) -> bytes:
 
 
 def outcome(trace: Trace) -> Outcome:
-    attempts = 0
-    calls: dict[int, int] = {}
-    restored = rejected = stale_applied = posts = 0
-    final = trace.final_content
-    first_accepted: tuple[int, str] | None = None
-    confirmed: dict[str, int] = {}
-    letter = Newsletter(None, None, None)
-    for e in trace.events:
-        kind = e.kind
-        if kind is Kind.COMPUTED:
-            calls[e.attempt or 0] = calls.get(e.attempt or 0, 0) + 1
-        elif kind is Kind.RESTORED:
-            restored += 1
-        elif kind is Kind.WRITE:
-            w = write(e)
-            if superseded(e, attempts):  # its writer was superseded (the attempts admitted so far)
-                if w["applied"]:
-                    stale_applied += 1
-                else:
-                    rejected += 1
-            if w["store"] == "effect" and w["record"] == "confirmed" and w["applied"]:
-                confirmed.setdefault(w["digest"], e.tick)
-        elif kind is Kind.FEED:
-            if payload(e, Feed)["answer"] == "applied":
-                posts += 1
-        elif kind is Kind.ACCEPTED:
-            accepted = payload(e, Accepted)
-            if first_accepted is None and tuple(accepted["built_from"]) == final:
-                first_accepted = (e.tick, accepted["digest"])
-        elif kind is Kind.ADMITTED:
-            attempts += 1
-        elif kind is Kind.NEWSLETTER:
-            started = payload(e, Started)
-            letter = Newsletter(e.tick, started["digest"], started["quote"])
-    by_attempt = tuple(calls.get(n, 0) for n in range(1, attempts + 1))
-    confirmed_tick = None if first_accepted is None else confirmed.get(first_accepted[1])
+    """The figures of a run, read from the engine's states (`Trace.states`): the tallies of the
+    last state, the first acceptance of the final report and its confirmation from the first
+    state that holds them, the newsletter from the first state in which it started."""
+    last = trace.state_at(trace.last_tick)
+    by_attempt = tuple(a.calls for a in last.attempts)
+    first_accepted = first_acceptance(trace)
+    confirmed_tick = None
+    if first_accepted is not None:
+        confirmed = (first_accepted[1], "confirmed")
+        confirmed_tick = first_state(trace, lambda s: confirmed in s.effects)
     return Outcome(
         model_calls=sum(by_attempt),
         model_calls_by_attempt=by_attempt,
-        steps_restored=restored,
-        stale_writes_rejected=rejected,
-        stale_writes_applied=stale_applied,
-        posts_applied=posts,
+        steps_restored=last.restored,
+        stale_writes_rejected=last.stale_refused,
+        stale_writes_applied=last.stale_applied,
+        posts_applied=len(last.feed.posts),
         first_accepted_tick=None if first_accepted is None else first_accepted[0],
         confirmed_tick=confirmed_tick,
-        newsletter=letter,
+        newsletter=newsletter(trace),
         violations=tuple(properties.violations(trace)),
         finished=properties.FINISHED.holds(trace),
         last_tick=trace.last_tick,
         horizon_reached=trace.horizon_reached,
     )
+
+
+def first_state(trace: Trace, holds: Callable[[State], bool]) -> int | None:
+    """The first tick whose state `holds` (None: none)."""
+    first = trace.last_tick + 1 - len(trace.states)
+    for i, s in enumerate(trace.states):
+        if holds(s):
+            return first + i
+    return None
+
+
+def first_acceptance(trace: Trace) -> tuple[int, str] | None:
+    """(tick, digest) of the first acceptance of a digest built from the final report: the
+    verdict its producer holds (which a storage loss of the acceptance records leaves), the
+    earliest, and of two in one tick the one assessed first (candidates are assessed in write
+    order)."""
+    final = trace.final_content
+    last = trace.state_at(trace.last_tick)
+    best: tuple[int, str] | None = None
+    for c in last.candidates:
+        given = last.attempts[c.attempt - 1].verdict
+        if c.built_from == final and given is not None and given[0] and (best is None or given[1] < best[0]):
+            best = (given[1], c.digest)
+    return best
+
+
+def newsletter(trace: Trace) -> Newsletter:
+    """The tick the newsletter started, its digest and the figure it quotes (the first state
+    that holds it)."""
+    start = first_state(trace, lambda s: s.newsletter is not None)
+    if start is None:
+        return Newsletter(None, None, None)
+    s = trace.state_at(start)
+    assert s.newsletter is not None
+    part = next(c for c in s.candidates if c.digest == s.newsletter).parts[1]
+    return Newsletter(start, s.newsletter, quoted(part.content, part.truth.wrong))

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 # the kinds of event and an event are declared with their payloads (sim.events); every
 # reader of a trace may import them from here
-from sim.events import REVENUE, Event, Kind, ReportChanged, payload, revenue
+from sim.events import REVENUE, Event, Kind, revenue
 
 if TYPE_CHECKING:  # pragma: no cover (the engine imports this module)
     from sim.engine.state import State
@@ -57,8 +57,13 @@ class Trace:
         return self.states[tick - first]
 
     def content_at(self, tick: int) -> tuple[int, ...]:
-        """The report content current at `tick` (after that tick's input phase)."""
-        return ReportHistory(self).at(tick)
+        """The report content current at `tick` (after that tick's input phase, the only phase
+        that changes it): the engine's state's."""
+        return self.state_at(tick).content
+
+    def version_at(self, tick: int) -> int:
+        """The 1-based report version current at `tick`."""
+        return self.state_at(tick).version + 1
 
     @property
     def final_content(self) -> tuple[int, ...]:
@@ -68,30 +73,4 @@ class Trace:
         return [e.to_json() for e in self.events]
 
 
-class ReportHistory:
-    """The report content current at each tick of one trace, read once from its changes."""
-
-    __slots__ = ("versions", "first", "revisions")
-
-    def __init__(self, trace: Trace) -> None:
-        self.versions = trace.versions
-        self.first = trace.versions[0]
-        self.revisions = [
-            (e.tick, tuple(payload(e, ReportChanged)["content"])) for e in trace.events if e.kind is Kind.REPORT_CHANGED
-        ]
-
-    def at(self, tick: int) -> tuple[int, ...]:
-        """The content after `tick`'s input phase."""
-        content = self.first
-        for at, new in self.revisions:
-            if at > tick:
-                break
-            content = new
-        return content
-
-    def version_at(self, tick: int) -> int:
-        """The 1-based report version current at `tick`."""
-        return self.versions.index(self.at(tick)) + 1
-
-
-__all__ = ["REVENUE", "Event", "Kind", "ReportHistory", "Trace", "quoted", "revenue"]
+__all__ = ["REVENUE", "Event", "Kind", "Trace", "quoted", "revenue"]

@@ -75,7 +75,7 @@ def test_effects_confirmed_breaks_on_lost_announcement_at_the_unconfirmed_intent
     assert (e.tick, e.detail["record"], e.detail["digest"], e.attempt) == (12, "intent", "d1", 1)
     assert prop.first_tick(trace) == 12
     assert props.violations(trace, props.PROGRESS) == [("effects-confirmed", 12), ("finished", 12)]
-    assert "never confirmed" in prop.why(trace, props.base.ReportHistory(trace), index)
+    assert "never confirmed" in prop.why(trace, index)
 
 
 @pytest.mark.parametrize("name", ["main", "main-end-only", "superseded", "duplicate-effect", "stale-write"])

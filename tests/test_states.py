@@ -1,12 +1,18 @@
-"""What `sim trace --format itf` and the run page show at each tick is the engine's own state.
+"""What `sim trace --format itf`, the run page and the swimlane show at each tick is the
+engine's own state, and the outcome's figures and the hazards read it too.
 
 The engine publishes the state it reached at the end of every tick (`Trace.states`). At every
 tick of every named scenario and of 1,000 schedules drawn with every fault kind (`--faults
 all`, the way `sim explore` draws them, from fixed seeds, under switches and knobs drawn
 too), the ITF export and the page's per-tick state (its lifecycles) must show the same
-journal, candidates, acceptances, effects, feed and attempts as that state. The expectations
-are read here from the `State` itself, in the engine's own terms, not through the renderers'
-mapping (`sim.render.shown`).
+journal, candidates, acceptances, effects, feed and attempts as that state, and the
+swimlane's "?" (an effect intended, unconfirmed) where the state holds an intent. The
+expectations are read here from the `State` itself, in the engine's own terms, not through
+the renderers' mapping (`sim.render.shown`).
+
+The outcome's figures and what the hazards of `sim explore` see are read from the states;
+here they are checked against the events themselves (what happened, in order), so that the
+state's tallies and the readings of the states are shown to say what the events say.
 """
 
 from __future__ import annotations
@@ -26,7 +32,10 @@ from sim.cli import cli
 from sim.commands.common import load_scenario
 from sim.engine.records import knows
 from sim.engine.state import State, Status
-from sim.events import Lost, payload
+from sim.events import Accepted, Feed, Lost, Newsletter, Refused, ReportChanged, payload, write
+from sim.faults import DuplicateDelivery, PosterPause, Silence, StorageLoss
+from sim.outcome import outcome
+from sim.properties import PROPERTIES, Seen
 from sim.explore import ExploreBounds, SeededChoices, draw_schedule
 from sim.knobs import KNOBS
 from sim.render import grid as grids
@@ -35,7 +44,7 @@ from sim.render.lifecycle import KINDS, lifecycles
 from sim.run import run_scenario, simulate
 from sim.schedule import Schedule
 from sim.switches import SWITCHES, Switches
-from sim.trace import Kind, Trace
+from sim.trace import Event, Kind, Trace
 
 #: the drawn runs: how many, from which seed
 DRAWN, SEED = 1000, 2022
@@ -164,6 +173,21 @@ def disagreements(trace: Trace, page_states: list[Any]) -> Iterator[str]:
                 yield f"t{tick} page: the effect of {key} says {detail!r}, the feed holds {words[key]!r}"
 
 
+def grid_disagreements(trace: Trace, grid: grids.Grid) -> Iterator[str]:
+    """Each tick where the swimlane's feed row shows "?" (intended, unconfirmed) and the engine
+    holds no intent through the tick, or holds one through the tick and the row shows nothing."""
+    feed = grid.row("feed")
+    assert feed is not None
+    for tick in range(1, trace.last_tick + 1):
+        held = [d for d, record in trace.state_at(tick - 1).effects if record == "intent"]
+        held = [d for d in held if (d, "intent") in trace.state_at(tick).effects]
+        cell = feed.cells[tick]
+        if cell.text == "?" and not held:
+            yield f"t{tick} swimlane: ? with no intent held through the tick"
+        if cell.text == "" and held:
+            yield f"t{tick} swimlane: nothing shown while the engine holds the intent of {held}"
+
+
 def page_states(trace: Trace) -> list[Any]:
     return [[s.report, s.owner, [[i.to_json() for i in s.items(kind)] for kind in KINDS], list(s.broken)]
             for s in lifecycles(trace)]  # fmt: skip
@@ -173,8 +197,10 @@ def page_states(trace: Trace) -> list[Any]:
 def test_every_named_scenario_shows_the_engine_state_at_every_tick(name: str) -> None:
     trace, result = run_scenario(load_scenario(name, ()))
     assert len(trace.states) == trace.last_tick + 1
-    embedded = page.data(trace, result, grids.build(trace))["states"]  # what --html embeds
+    grid = grids.build(trace)
+    embedded = page.data(trace, result, grid)["states"]  # what --html embeds
     assert list(disagreements(trace, embedded)) == []
+    assert list(grid_disagreements(trace, grid)) == []
 
 
 def drawn_switches(rng: random.Random) -> Switches:
@@ -204,7 +230,7 @@ def drawn_traces(part: int) -> tuple[tuple[Switches, Schedule, Trace], ...]:
 @pytest.mark.parametrize("part", range(4))
 def test_drawn_runs_show_the_engine_state_at_every_tick(part: int) -> None:
     for switches, schedule, trace in drawn_traces(part):
-        found = list(disagreements(trace, page_states(trace)))
+        found = list(disagreements(trace, page_states(trace))) + list(grid_disagreements(trace, grids.build(trace)))
         assert found == [], f"{switches.set_args()} {schedule}: {found[:3]}"
 
 
@@ -255,3 +281,154 @@ def test_the_export_and_the_page_read_the_engine_state_not_a_fold_of_the_events(
         assert "class World" not in source and "trace.events" not in source, module
     assert "class World" not in inspect.getsource(shown)
     assert "trace.state_at(" in inspect.getsource(shown.ticks)
+
+
+def test_controller_restart_no_intents_the_swimlane_shows_no_intent_after_the_restart() -> None:
+    """The restart at t15 loses #2's unconfirmed intent (controller_state=no-intents): from t15
+    the engine holds no intent, so the feed row shows no "?" until #3 records a fresh one at
+    t18 (a fold of the events kept the intent on, t15..t17, as it only cleared on a storage
+    loss). The ITF export already showed no effect record there."""
+    trace, _ = run_scenario(load_scenario("controller-restart-no-intents", ()))
+    feed = grids.build(trace).row("feed")
+    assert feed is not None
+    assert [feed.cells[t].text for t in range(12, 19)] == ["?", "?", "?", "", "", "", "i =P1 ✓"]
+    assert [shown_itf(s)["effects"] for s in itf.states(trace)[14:16]] == [{"d2": "intent"}, {}]
+
+
+def test_effects_lost_the_swimlane_shows_the_intent_until_the_loss() -> None:
+    """A storage loss of the effect records at t12 takes #2's intent of t10: the engine holds
+    it at the end of t10 and t11, so t11 shows "?" (a fold of the events, which forgot the
+    whole span at the loss, showed nothing), and nothing from t12 until the intent of t15."""
+    schedule = Schedule(
+        faults=(Silence(attempt=1, at=1, wake=None), DuplicateDelivery(nth=3), PosterPause(nth=1, ticks=8),
+                StorageLoss(at=12, store="effects")),
+        sections=2, first_token=41, heartbeat_limit=4, newsletter_ready=14, horizon=200,
+    )  # fmt: skip
+    trace = simulate(Switches(), schedule)[0]
+    assert [e for e in trace.events if e.kind is Kind.LOST] and trace.state_at(11).effects == (("d2", "intent"),)
+    feed = grids.build(trace).row("feed")
+    assert feed is not None
+    assert [feed.cells[t].text for t in range(11, 15)] == ["?", "lost", "", ""]
+    assert list(grid_disagreements(trace, grids.build(trace))) == []
+
+
+def event_figures(trace: Trace) -> dict[str, Any]:
+    """The outcome's figures as the events say them, in order (the oracle for the states)."""
+    admitted, calls, restored, stale, posts = 0, [0] * len(trace.state_at(trace.last_tick).attempts), 0, [0, 0], 0
+    first: tuple[int, str] | None = None
+    confirmed: dict[str, int] = {}
+    letter = None
+    for e in trace.events:
+        if e.kind is Kind.ADMITTED:
+            admitted += 1
+        elif e.kind is Kind.COMPUTED:
+            calls[(e.attempt or 0) - 1] += 1
+        elif e.kind is Kind.RESTORED:
+            restored += 1
+        elif e.kind is Kind.WRITE:
+            w = write(e)
+            if (e.attempt or 0) < admitted:
+                stale[w["applied"]] += 1
+            if w["store"] == "effect" and w["record"] == "confirmed" and w["applied"]:
+                confirmed.setdefault(w["digest"], e.tick)
+        elif e.kind is Kind.FEED and payload(e, Feed)["answer"] == "applied":
+            posts += 1
+        elif e.kind is Kind.ACCEPTED and first is None and tuple(payload(e, Accepted)["built_from"]) == trace.final_content:
+            first = (e.tick, payload(e, Accepted)["digest"])
+        elif e.kind is Kind.NEWSLETTER and letter is None:
+            started = payload(e, Newsletter)
+            letter = {"start_tick": e.tick, "digest": started["digest"], "quoted_revenue": started["quote"]}
+    return {
+        "model_calls_by_attempt": calls, "steps_restored": restored, "stale_writes_rejected": stale[0],
+        "stale_writes_applied": stale[1], "posts_applied": posts,
+        "first_accepted_tick": None if first is None else first[0],
+        "confirmed_tick": None if first is None else confirmed.get(first[1]),
+        "newsletter": letter or {"start_tick": None, "digest": None, "quoted_revenue": None},
+    }  # fmt: skip
+
+
+@pytest.mark.parametrize("part", range(4))
+def test_the_outcome_read_from_the_states_says_what_the_events_say(part: int) -> None:
+    """The outcome reads the states (their tallies, the first acceptance of the final report as
+    its producer's verdict, the first state holding its confirmation or the newsletter)."""
+    runs = [run_scenario(load_scenario(name, ()))[0] for name in scenarios.names()[part::4]]
+    for trace in runs + [trace for _, _, trace in drawn_traces(part)]:
+        figures = outcome(trace).to_json()
+        assert {name: figures[name] for name in event_figures(trace)} == event_figures(trace)
+
+
+class Told:
+    """What the events told so far, event by event (the oracle for `Seen`, which reads the states)."""
+
+    def __init__(self, trace: Trace) -> None:
+        self.content, self.ready, self.started = trace.versions[0], trace.schedule.newsletter_ready, -1
+        self.built: dict[str, tuple[int, ...]] = {}
+        self.accepted_for: set[tuple[int, ...]] = set()
+        self.accepted: set[str] = set()
+        self.applied: set[str] = set()
+        self.latest = self.latest_accepted = ""
+        self.admitted = 0
+
+    def take(self, e: Event) -> None:
+        if e.kind is Kind.WRITE and write(e)["record"] == "candidate" and write(e)["applied"]:
+            self.latest = digest = write(e)["digest"]  # type: ignore[typeddict-item]
+            self.built[digest] = tuple(p[1] for p in write(e)["parts"])  # type: ignore[typeddict-item]
+        elif e.kind is Kind.ACCEPTED:
+            self.latest_accepted = payload(e, Accepted)["digest"]
+            self.accepted_for.add(self.content)
+            self.accepted.add(self.latest_accepted)
+        elif e.kind is Kind.FEED and payload(e, Feed)["answer"] == "applied":
+            self.applied.add(payload(e, Feed)["digest"])
+        elif e.kind is Kind.REPORT_CHANGED:
+            self.content = tuple(payload(e, ReportChanged)["content"])
+        elif e.kind is Kind.NEWSLETTER and self.started < 0:
+            self.started = e.tick
+        elif e.kind is Kind.ADMITTED:
+            self.admitted = e.attempt or 0
+
+    def arose(self, name: str, e: Event) -> bool:
+        """Whether `name`'s hazard arose at `e` (before it; at a tick's end, after its last event)."""
+        digest = payload(e, Accepted if e.kind is Kind.ACCEPTED else Refused)["digest"] if e.kind in ASSESSED else ""
+        if name == "misused-dependant":
+            if e.tick < self.ready or 0 <= self.started != e.tick:
+                return False
+            return any(d and (d not in self.accepted or self.built.get(d) != self.content)
+                       for d in (self.latest, self.latest_accepted))  # fmt: skip
+        return {
+            "wrong-acceptance": lambda: self.built.get(digest) != self.content,
+            "two-acceptances": lambda: self.content in self.accepted_for,
+            "stale-write": lambda: (e.attempt or 0) < self.admitted,
+            "duplicate-effect": lambda: payload(e, Feed)["digest"] in self.applied,
+            "uncorrected-duplicate": lambda: payload(e, Feed)["digest"] in self.applied,
+            "faithful-digest": lambda: "truth" in payload(e, Accepted),
+        }[name]()
+
+
+ASSESSED = (Kind.ACCEPTED, Kind.REFUSED)
+
+
+def hazard_disagreements(trace: Trace) -> Iterator[str]:
+    """Each event (or tick end) where a hazard reading the states (`Seen`) says otherwise than
+    the events told so far."""
+    told, seen, events = Told(trace), Seen(trace), trace.events
+    hazards = [(p.name, p.hazard) for p in PROPERTIES if p.hazard is not None]
+    for i, e in enumerate(events):
+        for name, hazard in hazards:
+            if e.kind in hazard.kinds and hazard.arose(seen, e) != told.arose(name, e):
+                yield f"event {i} ({e.kind.value} at t{e.tick}): {name}"
+        told.take(e)
+        if i + 1 == len(events) or events[i + 1].tick != e.tick:
+            for name, hazard in hazards:
+                if hazard.at_tick_end and hazard.arose(seen, e) != told.arose(name, e):
+                    yield f"end of t{e.tick}: {name}"
+
+
+@pytest.mark.parametrize("part", range(4))
+def test_the_hazards_read_from_the_states_say_what_the_events_say(part: int) -> None:
+    """What `sim explore`'s hazards see before an event (a candidate's content, the
+    acceptances, the feed's posts, the latest admission) or at the end of a tick is read from
+    the states; the events, taken in order, say the same at every event of every named
+    scenario and drawn run."""
+    runs = [run_scenario(load_scenario(name, ()))[0] for name in scenarios.names()[part::4]]
+    for trace in runs + [trace for _, _, trace in drawn_traces(part)]:
+        assert list(hazard_disagreements(trace)) == []

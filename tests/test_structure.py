@@ -201,3 +201,145 @@ def test_every_package_of_sim_is_listed_for_installation() -> None:
     listed = set(tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]["packages"])
     found = {".".join(p.parent.relative_to(root).parts) for p in SIM.rglob("__init__.py") if "__pycache__" not in p.parts}
     assert found <= listed, f"not listed in pyproject.toml: {sorted(found - listed)}"
+
+
+# -- a run is its states: no module outside the engine rebuilds them from the events ---------
+#: methods that change a container in place
+MUTATORS = frozenset({"add", "append", "extend", "setdefault", "pop", "clear", "update", "discard", "remove", "insert"})
+#: where events may be folded: the engine, which publishes the state it reached with each step's
+#: events (`Trace.states`), and the declarations of the events
+FOLDS_ALLOWED = ("sim/engine/", "sim/events.py")
+#: (module, function) -> why it may keep memory over a loop on events although it branches on
+#: their kinds. Not a state of the run: what the function has listed itself.
+FOLD_EXCEPTIONS = {
+    ("sim/conform/schedule.py", "model_points"):
+        "lists the barriers an attempt reaches, each post point once (it reads its own list); "
+        "sim/conform is edited on another branch",
+}
+
+
+def kinds_named(node: ast.AST) -> set[str]:
+    """The kinds of event a function branches on: every `Kind.X` the test of an `if` (or of a
+    conditional expression) names; a comprehension that filters events by kind does not branch."""
+    tests = [n.test for n in ast.walk(node) if isinstance(n, (ast.If, ast.IfExp))]
+    return {n.attr for test in tests for n in ast.walk(test)
+            if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == "Kind"}  # fmt: skip
+
+
+def root_name(node: ast.expr) -> ast.expr:
+    while isinstance(node, (ast.Subscript, ast.Attribute)):
+        node = node.value
+    return node
+
+
+def updates(loop: ast.For) -> Iterator[tuple[str, ast.Name]]:
+    """(how, variable) for each update inside the loop: assignment, `+=`, an item store, a
+    mutating method."""
+    for n in ast.walk(loop):
+        if isinstance(n, ast.AugAssign) and isinstance(root_name(n.target), ast.Name):
+            yield "augments", root_name(n.target)  # type: ignore[misc]
+        elif isinstance(n, ast.Assign):
+            for target in n.targets:
+                names = [x for x in ast.walk(target) if isinstance(x, ast.Name) and isinstance(x.ctx, ast.Store)]
+                yield from (("rebinds", x) for x in names)
+                if isinstance(target, ast.Subscript) and isinstance(root_name(target), ast.Name):
+                    yield "stores into", root_name(target)  # type: ignore[misc]
+        elif isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in MUTATORS:
+            if isinstance(root_name(n.func.value), ast.Name):
+                yield f"calls .{n.func.attr} on", root_name(n.func.value)  # type: ignore[misc]
+
+
+def over_events(loop: ast.AST) -> bool:
+    """A `for` loop over a trace's events (its iterable names `events`)."""
+    return isinstance(loop, ast.For) and any(
+        (isinstance(x, ast.Name) and "events" in x.id) or (isinstance(x, ast.Attribute) and "events" in x.attr)
+        for x in ast.walk(loop.iter))  # fmt: skip
+
+
+def self_stores(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[tuple[int, str]]:
+    for n in ast.walk(fn):
+        targets: list[ast.expr] = []
+        if isinstance(n, ast.Assign):
+            targets = n.targets
+        elif isinstance(n, (ast.AugAssign, ast.AnnAssign)):
+            targets = [n.target]
+        for t in targets:
+            r = root_name(t)
+            if isinstance(r, ast.Name) and r.id == "self" and t is not r:
+                yield t.lineno, "stores into self"
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "setattr":
+            yield n.lineno, "calls setattr"
+
+
+def loop_memory(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[tuple[int, str]]:
+    for loop in ast.walk(fn):
+        if not over_events(loop):
+            continue
+        assert isinstance(loop, ast.For)
+        earlier = {x.id for s in ast.walk(fn) if isinstance(s, (ast.Assign, ast.AnnAssign, ast.AugAssign))
+                   and s.lineno < loop.lineno for x in ast.walk(s) if isinstance(x, ast.Name)}  # fmt: skip
+        earlier |= {a.arg for a in fn.args.args} - {"self"}
+        found = [(how, name) for how, name in updates(loop) if name.id in earlier]
+        writers = {id(name) for _, name in found}
+        reads = {x.id for x in ast.walk(loop)
+                 if isinstance(x, ast.Name) and isinstance(x.ctx, ast.Load) and id(x) not in writers}  # fmt: skip
+        yield from ((name.lineno, f"{how} {name.id}") for how, name in found if name.id in reads)
+
+
+def folds(source: str) -> Iterator[tuple[str, int, str]]:
+    """(function, line, what) for each place a function that branches on two or more kinds of
+    event keeps a model of the run updated event by event: it stores into an attribute of
+    `self` (or calls setattr), or, in a loop over events, updates a variable bound before the
+    loop that the loop also reads (what one event means then depends on the events before)."""
+    for fn in ast.walk(ast.parse(source)):
+        if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) and len(kinds_named(fn)) >= 2:
+            for line, what in (*self_stores(fn), *loop_memory(fn)):
+                yield fn.name, line, what
+
+
+def folds_in(root: Path) -> list[str]:
+    out = []
+    for path in sorted((root / "sim").rglob("*.py")):
+        where = str(path.relative_to(root))
+        if where.startswith(FOLDS_ALLOWED):
+            continue
+        out += [f"{where}:{line} {name}: {what}" for name, line, what in folds(path.read_text(encoding="utf-8"))
+                if (where, name) not in FOLD_EXCEPTIONS]  # fmt: skip
+    return sorted(set(out))
+
+
+def test_no_module_outside_the_engine_folds_events_into_state() -> None:
+    """docs/trace.md, "The state at each tick": what was true at a tick is the engine's state
+    (`Trace.state_at`); a reader maps or filters the events (what happened), it does not keep
+    a model of the run updated event by event."""
+    assert folds_in(SIM.parent) == []
+
+
+def test_the_fold_scan_would_catch_a_fold() -> None:
+    source = '''
+def outcome(trace):
+    attempts = stale = 0
+    for e in trace.events:
+        if e.kind is Kind.ADMITTED:
+            attempts += 1
+        elif e.kind is Kind.WRITE and e.attempt < attempts:
+            stale += 1
+
+class Seen:
+    def take(self, e):
+        if e.kind is Kind.ACCEPTED:
+            self.accepted.add(e)
+        elif e.kind is Kind.REPORT_CHANGED:
+            self.content = e.detail
+
+def marks(trace):
+    out = []
+    for e in trace.events:
+        if e.kind is Kind.SENT:
+            out.append("post")
+        elif e.kind is Kind.FEED:
+            out.append("feed")
+    return out
+'''
+    found = [(name, what) for name, _, what in folds(source)]
+    assert found == [("outcome", "augments attempts"), ("take", "stores into self")]

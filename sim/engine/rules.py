@@ -151,6 +151,11 @@ def stale(setup: Setup, token: int, n: int, epoch: int, owner: int | None) -> bo
 def guard(d: Draft, tick: int, w: Worker, store: str, detail: dict[str, Any]) -> bool:
     """The token check, made atomically with the write (the write is logged either way)."""
     applied = not fenced_out(d, w)
+    if w.n < len(d.attempts):  # a superseded writer: admitted before the latest admission
+        if applied:
+            d.stale_applied += 1
+        else:
+            d.stale_refused += 1
     d.log(tick, Kind.WRITE, w.n, {
         "store": store, "token": w.token, "epoch": d.epoch, "applied": applied, **detail,
     })  # fmt: skip
@@ -523,6 +528,7 @@ def restore(d: Draft, w: Worker, t: int, i: int) -> bool | None:
         d.log(t, Kind.REPLAY_FAILED, w.n, {"step": i + 1, "recorded": record.truth.code + 1, "code": w.code + 1})
         return None
     w.results = w.results[:i] + (Part(record.result, record.content, record.truth),) + w.results[i + 1:]
+    d.restored += 1
     d.log(t, Kind.RESTORED, w.n, {"step": i + 1, "result": record.result, "by": record.attempt, "content": record.content})
     return True
 
@@ -552,6 +558,7 @@ def compute(d: Draft, w: Worker, t: int, i: int) -> Part:
         detail["wrong"] = True
     if w.code:
         detail["code"] = w.code + 1
+    w.calls += 1
     d.log(t, Kind.COMPUTED, w.n, detail)
     return part
 
@@ -561,6 +568,7 @@ def redo(d: Draft, w: Worker, t: int, part: Part | None, deliveries: int) -> Non
     while the worker was paused inside a model call, one each time the step timeout (the
     heartbeat limit) passed; it runs each now, a model call each, and keeps the held one."""
     assert part is not None
+    w.calls += deliveries
     for k in range(1, deliveries + 1):
         d.log(t, Kind.COMPUTED, w.n, {"step": w.step + 1, "result": part.result, "content": part.content, "retry": k})
 

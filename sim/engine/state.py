@@ -24,6 +24,9 @@ candidate by its digest id (`Candidate.digest`), so identity is never data.
   `newsletter` (the gate's digest id); beyond the article's model (`sim.faults.restart`),
   `down` (while the controller is down, the tick it restarts at) and `outage` (its latest
   outage, (crash tick, restart tick): what its memory of heartbeats depends on).
+- the tallies of what happened, which no rule reads (`TALLY`, for the outcome's figures and the
+  pages): `restored` (steps restored), `stale_refused` and `stale_applied` (a superseded
+  attempt's protected writes), and each attempt's `calls` (its model calls).
 - run bookkeeping: `tick` (the tick the controller acts next: every actor has acted in every
   tick before it), `finished`, `last_tick`, `horizon_reached`.
 
@@ -100,6 +103,10 @@ def heard_of(a: AttemptState) -> bool:
     return a.next_tick is not None or a.status is Status.RUNNING
 
 
+#: a count of what happened, kept for the readers of a run (the outcome's figures, the pages)
+#: and never read by the rules: two states that differ only in it have the same future
+TALLY = Dropped("a tally of what happened for the readers (`sim.outcome`, `sim.render.shown`); no rule reads it")
+
 #: what an attempt whose program has ended no longer needs: its program reads it, and nothing else
 WORKING = While(why="read by its own program only", when=alive)
 
@@ -156,6 +163,9 @@ class AttemptState(NamedTuple):
     #: the orchestration code version (0-based) it runs: the one deployed at its admission
     #: (beyond the article's model: `sim.faults.code`)
     code: Annotated[int, WORKING] = 0
+    #: the model calls it has made so far (its `computed` events): what the outcome and the
+    #: pages count, never read by the rules
+    calls: Annotated[int, TALLY] = 0
 
     @property
     def alive(self) -> bool:
@@ -301,6 +311,12 @@ class State(NamedTuple):
     #: beyond the article's model: the code version in force, and the sections whose bytes changed under their hash
     code: Annotated[int, KEPT] = 0
     mutated: Annotated[tuple[tuple[int, int], ...], KEPT] = ()
+    #: tallies of what happened, for the readers (`TALLY`): the steps restored from the journal,
+    #: and the protected writes of a superseded attempt (one admitted before the latest
+    #: admission) the stores refused and applied
+    restored: Annotated[int, TALLY] = 0
+    stale_refused: Annotated[int, TALLY] = 0
+    stale_applied: Annotated[int, TALLY] = 0
     tick: Annotated[int, LEVEL] = 0  # last: `rules.end_of_tick` replaces it every tick
 
     @property

@@ -46,7 +46,7 @@ from sim.properties.base import (
 )
 from sim.faults import KINDS, Fault, effects_of
 from sim.switches import Switches
-from sim.trace import Kind, ReportHistory, Trace
+from sim.trace import Kind, Trace
 
 #: every property, in the fixed order: safety by name, then progress by name
 PROPERTIES: tuple[Property, ...] = registered()
@@ -98,10 +98,9 @@ def judged_words(switches: Switches, kinds: Sequence[type[Fault]], source: str, 
 def violations(trace: Trace, props: tuple[Property, ...] = SAFETY) -> list[tuple[str, int]]:
     """(name, first tick it broke) for every broken property of `props` (by default the
     invariants), in `props` order."""
-    report = ReportHistory(trace)
     out = []
     for prop in props:
-        tick = prop.first_tick(trace, report)
+        tick = prop.first_tick(trace)
         if tick is not None:
             out.append((prop.name, tick))
     return out
@@ -110,10 +109,9 @@ def violations(trace: Trace, props: tuple[Property, ...] = SAFETY) -> list[tuple
 def breaking_events(trace: Trace, props: tuple[Property, ...] = SAFETY) -> dict[int, tuple[str, ...]]:
     """Event index -> the properties of `props` that event breaks (every instance, not only
     the first): the swimlane's "!" marks."""
-    report = ReportHistory(trace)
     out: dict[int, list[str]] = {}
     for prop in props:
-        for index in prop.breaks(trace, report):
+        for index in prop.breaks(trace):
             out.setdefault(index, []).append(prop.name)
     return {index: tuple(out[index]) for index in sorted(out)}
 
@@ -121,7 +119,7 @@ def breaking_events(trace: Trace, props: tuple[Property, ...] = SAFETY) -> dict[
 def at_risk(trace: Trace, props: tuple[Property, ...] = SAFETY) -> set[str]:
     """The properties of `props` whose hazard arose in this run, whether or not a protection
     stopped it (each property's `hazard` says what that is). One walk over the events, in
-    which every hazard reads the same `Seen` state."""
+    which every hazard reads what was true then from the engine's states (`Seen`)."""
     hazards = [p for p in props if p.hazard is not None and judged_under(p, trace.switches)]
     by_kind: dict[Kind, list[tuple[str, Hazard]]] = {}
     at_tick_end: list[tuple[str, Hazard]] = []
@@ -139,7 +137,6 @@ def at_risk(trace: Trace, props: tuple[Property, ...] = SAFETY) -> set[str]:
         for name, hazard in by_kind.get(e.kind, ()):
             if name not in risky and hazard.arose(seen, e):
                 risky.add(name)
-        seen.take(e)
         if at_tick_end and (i + 1 == count or events[i + 1].tick != e.tick):
             for name, hazard in at_tick_end:
                 if name not in risky and hazard.arose(seen, e):

@@ -24,12 +24,15 @@ import dataclasses
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from sim.events import Accepted, Feed, ReportChanged, payload, write
 from sim.faults import Effect
 from sim.switches import PROTECTIONS, Switches
-from sim.trace import Event, Kind, ReportHistory, Trace
+from sim.trace import Event, Kind, Trace
+
+if TYPE_CHECKING:
+    from sim.engine.records import Candidate
+    from sim.engine.state import State
 
 # -- verdict words: the one place they are written -----------------------------------------
 #: a property that holds (on one run, or over every schedule checked)
@@ -128,69 +131,96 @@ class Failure:
 
 # -- the hazards: what puts a property at risk -----------------------------------------------
 class Seen:
-    """What a walk over a trace has seen so far: the run's state as the hazards read it.
+    """What was true when an event of a trace happened, as the hazards read it: the engine's
+    states (`Trace.state_at`), never a model of the run rebuilt from the events.
 
-    The walk (`sim.properties.at_risk`) shows each event to the hazards that look at its
-    kind *before* taking it in, and shows the last event of each tick to the hazards judged
-    at the end of a tick *after* taking it in.
+    The walk (`sim.properties.at_risk`) shows each event to the hazards that look at its kind,
+    which read what was true just *before* it, and shows
+    the end of each tick with events to the hazards judged there, which read the state at the
+    end of that tick. The state changes inside a tick in an order the rules fix (docs/model.md
+    §5: the input, the workers, then the controller's assessment, in candidates' write order),
+    so what was true before an event is read from the states at the end of its tick and of
+    the tick before: a candidate is never removed, an attempt keeps its verdict (a storage
+    loss of the acceptance records leaves it), the feed's posts only grow, in order.
     """
 
-    __slots__ = (
-        "accepted",
-        "accepted_for",
-        "applied",
-        "built",
-        "content",
-        "latest",
-        "latest_accepted",
-        "latest_admitted",
-        "ready",
-        "started",
-    )  # fmt: skip
+    __slots__ = ("trace",)
 
     def __init__(self, trace: Trace) -> None:
-        self.content: tuple[int, ...] = trace.versions[0]  # the report content current now
-        self.built: dict[str, tuple[int, ...]] = {}  # candidate digest -> what it was built from
-        self.accepted_for: set[tuple[int, ...]] = set()  # report contents a digest was accepted for
-        self.accepted: set[str] = set()  # accepted digests
-        self.applied: set[str] = set()  # digests the feed applied a post for
-        self.latest: str | None = None  # the latest candidate written
-        self.latest_accepted: str | None = None
-        self.latest_admitted = 0  # the number of the latest attempt admitted
-        self.ready = trace.schedule.newsletter_ready
-        self.started: int | None = None  # the tick the newsletter started
+        self.trace = trace
 
-    def take(self, e: Event) -> None:
-        kind = e.kind
-        if kind is Kind.WRITE:
-            w = write(e)
-            if w["record"] == "candidate" and w["applied"]:
-                self.built[w["digest"]] = tuple(p[1] for p in w["parts"])
-                self.latest = w["digest"]
-        elif kind is Kind.ACCEPTED:
-            digest = payload(e, Accepted)["digest"]
-            self.accepted_for.add(self.content)
-            self.accepted.add(digest)
-            self.latest_accepted = digest
-        elif kind is Kind.FEED:
-            feed = payload(e, Feed)
-            if feed["answer"] == "applied":
-                self.applied.add(feed["digest"])
-        elif kind is Kind.REPORT_CHANGED:
-            self.content = tuple(payload(e, ReportChanged)["content"])
-        elif kind is Kind.NEWSLETTER:
-            self.started = e.tick
-        elif kind is Kind.ADMITTED:
-            self.latest_admitted = e.attempt or 0
+    def state(self, tick: int) -> State:
+        """The engine's state at the end of `tick`."""
+        return self.trace.state_at(tick)
+
+    def before(self, tick: int) -> State | None:
+        """The state at the end of the tick before `tick` (None at t0)."""
+        return self.trace.state_at(tick - 1) if tick > 0 else None
+
+    def content(self, tick: int) -> tuple[int, ...]:
+        """The report content current at `tick` (only its input phase changes it)."""
+        return self.trace.content_at(tick)
+
+    def built(self, tick: int, digest: str) -> tuple[int, ...]:
+        """What a candidate written by the end of `tick` was built from."""
+        return next(c.built_from for c in self.state(tick).candidates if c.digest == digest)
+
+    def admitted(self, tick: int) -> int:
+        """The latest attempt admitted before the workers act in `tick` (0: none): admissions
+        are the controller's, which acts last in a tick."""
+        before = self.before(tick)
+        return 0 if before is None else len(before.attempts)
+
+    def accepted(self, tick: int) -> list[tuple[int, Candidate]]:
+        """(tick of its acceptance, candidate) for each candidate accepted by the end of `tick`,
+        in write order (its producer's verdict)."""
+        s = self.state(tick)
+        out = []
+        for c in s.candidates:
+            verdict = s.attempts[c.attempt - 1].verdict
+            if verdict is not None and verdict[0]:
+                out.append((verdict[1], c))
+        return out
+
+    def accepted_before(self, tick: int, digest: str) -> list[tuple[int, ...]]:
+        """The report contents a digest was accepted under before the controller assessed
+        `digest` in `tick`: the candidates written before it (it assesses them in write order,
+        so each has had its verdict), by their producers' verdicts."""
+        s = self.state(tick)
+        out = []
+        for c in s.candidates:
+            if c.digest == digest:
+                break
+            verdict = s.attempts[c.attempt - 1].verdict
+            if verdict is not None and verdict[0]:
+                out.append(self.content(verdict[1]))
+        return out
+
+    def applied_before(self, tick: int, digest: str, post: str | None, answer: str) -> bool:
+        """Whether the feed had applied a post for `digest` before this answer of `tick`: a
+        post before the one it applies now (posts only grow, in order), always for a repeat
+        (it answers with the post applied for the same request). A rejection (a key the feed
+        holds for another request) reads the posts by the end of the tick before: of the
+        posts of its own tick the states do not say which came first, and no run drawn in
+        tests/test_states.py has another post of the digest earlier in the same tick."""
+        posts = self.state(tick).feed.posts
+        if answer == "applied":
+            ids = [p for p, _ in posts]
+            posts = posts[: ids.index(post)] if post in ids else posts
+        elif answer != "repeat":
+            before = self.before(tick)
+            posts = () if before is None else before.feed.posts
+        return answer == "repeat" or any(d == digest for _, d in posts)
 
 
 @dataclass(frozen=True, slots=True)
 class Hazard:
     """The situation in which a property could break, whether or not a protection stops it.
 
-    `kinds`: the event kinds it looks at, before the run takes the event in; empty means it
-    is judged at the end of every tick instead (after the tick's last event). `arose` says
-    whether the hazard arose at that event. A broken property was always at risk.
+    `kinds`: the event kinds it looks at, reading what was true just before the event (`Seen`);
+    empty means it is judged at the end of every tick with events instead (at the tick's last
+    event, reading the state at the end of the tick). `arose` says whether the hazard arose
+    there. A broken property was always at risk.
     """
 
     words: str
@@ -233,13 +263,14 @@ class Monitor:
 def monitor_breaks(monitor: Monitor) -> Check:
     """Every event index of a trace that breaks the property the monitor follows."""
 
-    def breaks(trace: Trace, report: ReportHistory) -> Iterator[int]:
+    def breaks(trace: Trace) -> Iterator[int]:
         memo = monitor.start
         kinds = monitor.kinds
         step = monitor.step
+        content_at = trace.content_at  # the engine's state at the event's tick
         for i, e in enumerate(trace.events):
             if e.kind in kinds:
-                memo, broke = step(memo, e, report.at(e.tick), i)
+                memo, broke = step(memo, e, content_at(e.tick), i)
                 if broke:
                     yield i
         if monitor.end is not None:
@@ -256,9 +287,9 @@ def add(memo: tuple[Any, ...], item: Any) -> tuple[Any, ...]:
 def only_where(applies: Callable[[Switches], bool], breaks: Check) -> Check:
     """`breaks`, judged only on a trace whose switches `applies` accepts (else nothing breaks)."""
 
-    def judged(trace: Trace, report: ReportHistory) -> Iterator[int]:
+    def judged(trace: Trace) -> Iterator[int]:
         if applies(trace.switches):
-            yield from breaks(trace, report)
+            yield from breaks(trace)
 
     return judged
 
@@ -270,9 +301,9 @@ def judged_under(prop: Property, switches: Switches) -> bool:
 
 # -- the property ---------------------------------------------------------------------------
 #: a property's check: every event index that breaks it, in trace order
-Check = Callable[[Trace, ReportHistory], Iterator[int]]
+Check = Callable[[Trace], Iterator[int]]
 #: why the event at this index broke the property, in words (the swimlane's "why" line)
-Why = Callable[[Trace, ReportHistory, int], str]
+Why = Callable[[Trace, int], str]
 
 
 @dataclass(frozen=True, slots=True)
@@ -333,19 +364,19 @@ class Property:
         return judged_under(self, switches) and (self.reached is None or self.reached(switches, effects))
 
     # -- verdicts -------------------------------------------------------------------------
-    def first_break(self, trace: Trace, report: ReportHistory | None = None) -> int | None:
+    def first_break(self, trace: Trace) -> int | None:
         """The index of the first event that breaks it, or None when it holds."""
-        for index in self.breaks(trace, report or ReportHistory(trace)):
+        for index in self.breaks(trace):
             return index
         return None
 
-    def first_tick(self, trace: Trace, report: ReportHistory | None = None) -> int | None:
+    def first_tick(self, trace: Trace) -> int | None:
         """The tick it first broke, or None when it holds."""
-        index = self.first_break(trace, report)
+        index = self.first_break(trace)
         return None if index is None else trace.events[index].tick
 
-    def holds(self, trace: Trace, report: ReportHistory | None = None) -> bool:
-        return self.first_break(trace, report) is None
+    def holds(self, trace: Trace) -> bool:
+        return self.first_break(trace) is None
 
     # -- guards ---------------------------------------------------------------------------
     def failure(self, switches: Switches) -> Failure | None:

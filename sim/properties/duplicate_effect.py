@@ -22,7 +22,7 @@ from sim.properties.base import (
     register,
 )
 from sim.switches import Switches
-from sim.trace import Event, Kind, ReportHistory, Trace
+from sim.trace import Event, Kind, Trace
 
 
 def step(memo: Memo, e: Event, content: tuple[int, ...], position: int) -> tuple[Memo, bool]:
@@ -38,7 +38,7 @@ def step(memo: Memo, e: Event, content: tuple[int, ...], position: int) -> tuple
 MONITOR = Monitor(frozenset({Kind.FEED}), step)
 
 
-def why(trace: Trace, report: ReportHistory, index: int) -> str:
+def why(trace: Trace, index: int) -> str:
     d = payload(trace.events[index], Feed)
     feeds = [(x.tick, payload(x, Feed)) for x in trace.events[:index] if x.kind is Kind.FEED]
     earlier = [(tick, f) for tick, f in feeds if f["answer"] == "applied" and f["digest"] == d["digest"]]
@@ -50,7 +50,8 @@ def why(trace: Trace, report: ReportHistory, index: int) -> str:
 def arose(seen: Seen, e: Event) -> bool:
     """The feed received an operation again after it had applied it once (a resend or a
     second copy, whatever its answer)."""
-    return payload(e, Feed)["digest"] in seen.applied
+    feed = payload(e, Feed)
+    return seen.applied_before(e.tick, feed["digest"], feed["post"], feed["answer"])
 
 
 #: what puts it at risk (uncorrected-duplicate shares it)

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from sim.events import write
 from sim.properties.base import EVENTUALLY, GUARDS, Memo, Monitor, Property, register
-from sim.trace import Event, Kind, ReportHistory, Trace
+from sim.trace import Event, Kind, Trace
 
 
 def step(memo: Memo, e: Event, content: tuple[int, ...], position: int) -> tuple[Memo, bool]:
@@ -45,7 +45,7 @@ def end(memo: Memo) -> tuple[int, ...]:
 MONITOR = Monitor(frozenset({Kind.WRITE}), step, end=end)
 
 
-def why(trace: Trace, report: ReportHistory, index: int) -> str:
+def why(trace: Trace, index: int) -> str:
     e = trace.events[index]
     w = write(e)
     assert w["store"] == "effect"  # its breaking events are intents

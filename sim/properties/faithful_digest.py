@@ -26,7 +26,7 @@ from sim.events import Accepted, PartTruth, payload
 from sim.faults import Effect
 from sim.properties.base import ALWAYS, Hazard, Memo, Monitor, Property, Seen, register
 from sim.switches import Switches
-from sim.trace import Event, Kind, ReportHistory, Trace
+from sim.trace import Event, Kind, Trace
 
 #: the faults that make a part unfaithful under any settings: bytes changed under their hash
 #: (case 5), a wrong summary (case 6), code changed under running work (case 8)
@@ -79,9 +79,9 @@ def step(memo: Memo, e: Event, content: tuple[int, ...], position: int) -> tuple
 MONITOR = Monitor(frozenset({Kind.ACCEPTED}), step)
 
 
-def why(trace: Trace, report: ReportHistory, index: int) -> str:
+def why(trace: Trace, index: int) -> str:
     e = trace.events[index]
-    return f"{payload(e, Accepted)['digest']} was accepted although " + "; ".join(unfaithful(e, report.at(e.tick)))
+    return f"{payload(e, Accepted)['digest']} was accepted although " + "; ".join(unfaithful(e, trace.content_at(e.tick)))
 
 
 def arose(seen: Seen, e: Event) -> bool:

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 
 from sim.events import Accepted, payload, write
 from sim.properties.base import EVENTUALLY, GUARDS, Property, register
-from sim.trace import Kind, ReportHistory, Trace
+from sim.trace import Kind, Trace
 
 
 def holds(trace: Trace) -> bool:
@@ -34,13 +34,13 @@ def holds(trace: Trace) -> bool:
     return not final_digests.isdisjoint(confirmed)
 
 
-def breaks(trace: Trace, report: ReportHistory) -> Iterator[int]:
+def breaks(trace: Trace) -> Iterator[int]:
     """The run's last event, when the run ended unfinished."""
     if trace.events and not holds(trace):
         yield len(trace.events) - 1
 
 
-def why(trace: Trace, report: ReportHistory, index: int) -> str:
+def why(trace: Trace, index: int) -> str:
     return f"the run ended at t{trace.last_tick} with no accepted digest of the final report confirmed"
 
 

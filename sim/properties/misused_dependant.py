@@ -26,7 +26,7 @@ from sim.properties.base import (
 )
 from sim.properties.wrong_acceptance import stale_parts
 from sim.switches import Gate, Pins
-from sim.trace import Event, Kind, ReportHistory, Trace
+from sim.trace import Event, Kind, Trace
 
 
 def step(memo: Memo, e: Event, content: tuple[int, ...], position: int) -> tuple[Memo, bool]:
@@ -39,11 +39,11 @@ def step(memo: Memo, e: Event, content: tuple[int, ...], position: int) -> tuple
 MONITOR = Monitor(frozenset({Kind.NEWSLETTER}), step)
 
 
-def why(trace: Trace, report: ReportHistory, index: int) -> str:
+def why(trace: Trace, index: int) -> str:
     started = payload(trace.events[index], Newsletter)
     if not started["accepted"]:
         return f"{started['digest']} was never accepted (quoting {started['quote']})"
-    return f"{started['digest']} was {stale_parts(trace, report, index)}"
+    return f"{started['digest']} was {stale_parts(trace, index)}"
 
 
 def arose(seen: Seen, e: Event) -> bool:
@@ -53,10 +53,20 @@ def arose(seen: Seen, e: Event) -> bool:
     ("latest finished", "any accepted") would take a wrong digest. The gate reads the state
     at the end of a tick, since nothing after assessment in a tick writes candidates or
     acceptances (docs/model.md §5.3 b)."""
-    if e.tick < seen.ready or (seen.started is not None and seen.started != e.tick):
-        return False
-    for digest in (seen.latest, seen.latest_accepted):
-        if digest is not None and (digest not in seen.accepted or seen.built.get(digest) != seen.content):
+    t = e.tick
+    before, s = seen.before(t), seen.state(t)
+    if t < s.setup.newsletter_ready or (before is not None and before.newsletter is not None):
+        return False  # not ready yet, or started before this tick
+    accepted = seen.accepted(t)
+    latest = s.candidates[-1].digest if s.candidates else None
+    # the latest acceptance: the latest verdict, of two in one tick the later assessed (written)
+    latest_accepted = None
+    if accepted:
+        last = max(at for at, _ in accepted)
+        latest_accepted = [c for at, c in accepted if at == last][-1].digest
+    digests = {c.digest for _, c in accepted}
+    for digest in (latest, latest_accepted):
+        if digest is not None and (digest not in digests or seen.built(t, digest) != s.content):
             return True
     return False
 

@@ -25,7 +25,7 @@ from sim.properties.base import (
     Seen,
     register,
 )
-from sim.trace import Event, Kind, ReportHistory, Trace
+from sim.trace import Event, Kind, Trace
 
 
 def superseded(e: Event, latest: int) -> bool:
@@ -45,7 +45,7 @@ def step(memo: Memo, e: Event, content: tuple[int, ...], position: int) -> tuple
 MONITOR = Monitor(frozenset({Kind.WRITE, Kind.ADMITTED}), step, start=0)
 
 
-def why(trace: Trace, report: ReportHistory, index: int) -> str:
+def why(trace: Trace, index: int) -> str:
     e = trace.events[index]
     d = write(e)
     if d["token"] < d["epoch"]:
@@ -59,7 +59,7 @@ def why(trace: Trace, report: ReportHistory, index: int) -> str:
 
 def arose(seen: Seen, e: Event) -> bool:
     """A superseded attempt tried a protected write (applied or not)."""
-    return superseded(e, seen.latest_admitted)
+    return superseded(e, seen.admitted(e.tick))
 
 
 PROPERTY = register(Property(

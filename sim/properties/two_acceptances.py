@@ -6,7 +6,7 @@ already accepted for the current version (docs/model.md §5.3 a).
 
 from __future__ import annotations
 
-from sim.events import Accepted, payload
+from sim.events import Accepted, Refused, payload
 from sim.properties.base import (
     ALWAYS,
     GUARDS,
@@ -18,7 +18,7 @@ from sim.properties.base import (
     add,
     register,
 )
-from sim.trace import Event, Kind, ReportHistory, Trace
+from sim.trace import Event, Kind, Trace
 
 
 def step(memo: Memo, e: Event, content: tuple[int, ...], position: int) -> tuple[Memo, bool]:
@@ -30,20 +30,21 @@ def step(memo: Memo, e: Event, content: tuple[int, ...], position: int) -> tuple
 MONITOR = Monitor(frozenset({Kind.ACCEPTED}), step)
 
 
-def why(trace: Trace, report: ReportHistory, index: int) -> str:
+def why(trace: Trace, index: int) -> str:
     e = trace.events[index]
-    current = report.at(e.tick)
+    current = trace.content_at(e.tick)
     before = [
         x for x in trace.events[:index]
-        if x.kind is Kind.ACCEPTED and report.at(x.tick) == current
+        if x.kind is Kind.ACCEPTED and trace.content_at(x.tick) == current
     ]  # fmt: skip
     other = f"{payload(before[0], Accepted)['digest']} at t{before[0].tick}" if before else "another digest"
-    return f"{other} was already accepted while the same report (v{report.version_at(e.tick)}) was current"
+    return f"{other} was already accepted while the same report (v{trace.version_at(e.tick)}) was current"
 
 
 def arose(seen: Seen, e: Event) -> bool:
     """A candidate was assessed while a digest was already accepted for the current report."""
-    return seen.content in seen.accepted_for
+    digest = payload(e, Accepted)["digest"] if e.kind is Kind.ACCEPTED else payload(e, Refused)["digest"]
+    return seen.content(e.tick) in seen.accepted_before(e.tick, digest)
 
 
 PROPERTY = register(Property(

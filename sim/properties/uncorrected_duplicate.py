@@ -31,7 +31,7 @@ from sim.properties.base import (
 from sim.knobs import KNOBS
 from sim.properties.duplicate_effect import HAZARD, KEY_EXPIRY, NO_IDEMPOTENCY
 from sim.switches import Switches
-from sim.trace import Event, Kind, ReportHistory, Trace
+from sim.trace import Event, Kind, Trace
 
 #: the knobs that make the feed other than the article's
 FEED_KNOBS = ("receiver", "compensate", "retention")
@@ -62,7 +62,7 @@ def step(memo: Memo, e: Event, content: tuple[int, ...], position: int) -> tuple
 MONITOR = Monitor(frozenset({Kind.FEED, Kind.RETRACTED}), step)
 
 
-def why(trace: Trace, report: ReportHistory, index: int) -> str:
+def why(trace: Trace, index: int) -> str:
     d = payload(trace.events[index], Feed)
     gone = {payload(x, Retracted)["post"] for x in trace.events[:index] if x.kind is Kind.RETRACTED}
     feeds = [payload(x, Feed) for x in trace.events[:index] if x.kind is Kind.FEED]

@@ -19,7 +19,7 @@ from sim.properties.base import (
     register,
     section_version,
 )
-from sim.trace import Event, Kind, ReportHistory, Trace, revenue
+from sim.trace import Event, Kind, Trace, revenue
 
 
 def step(memo: Memo, e: Event, content: tuple[int, ...], position: int) -> tuple[Memo, bool]:
@@ -30,29 +30,29 @@ def step(memo: Memo, e: Event, content: tuple[int, ...], position: int) -> tuple
 MONITOR = Monitor(frozenset({Kind.ACCEPTED}), step)
 
 
-def stale_parts(trace: Trace, report: ReportHistory, index: int) -> str:
+def stale_parts(trace: Trace, index: int) -> str:
     """"built with section N from vK (says X), ... while the report was vM": the parts of
     the event's digest (an acceptance's, or the one the newsletter started on) not built from
     the report current at its tick."""
     e = trace.events[index]
     built = tuple(payload(e, Accepted)["built_from"] if e.kind is Kind.ACCEPTED else payload(e, Newsletter)["built_from"])
-    current = report.at(e.tick)
+    current = trace.content_at(e.tick)
     stale = [
         f"section {s + 1} from v{section_version(trace, s, built[s])}"
         + (f" (says {revenue(built[s])})" if s == 1 else "")
         for s in range(len(built)) if built[s] != current[s]
     ]  # fmt: skip
-    return f"built with {', '.join(stale)} while the report was v{report.version_at(e.tick)}"
+    return f"built with {', '.join(stale)} while the report was v{trace.version_at(e.tick)}"
 
 
-def why(trace: Trace, report: ReportHistory, index: int) -> str:
-    return f"it was {stale_parts(trace, report, index)}"
+def why(trace: Trace, index: int) -> str:
+    return f"it was {stale_parts(trace, index)}"
 
 
 def arose(seen: Seen, e: Event) -> bool:
     """A candidate not built from the current report was assessed (accepted or refused)."""
     digest = payload(e, Accepted)["digest"] if e.kind is Kind.ACCEPTED else payload(e, Refused)["digest"]
-    return seen.built.get(digest) != seen.content
+    return seen.built(e.tick, digest) != seen.content(e.tick)
 
 
 PROPERTY = register(Property(

@@ -28,6 +28,7 @@ from collections.abc import Hashable
 from dataclasses import dataclass, field
 from typing import Any
 
+from sim.engine.state import AttemptState, Status
 from sim.events import (
     Accepted,
     Admitted,
@@ -52,7 +53,7 @@ from sim.outcome import what_happened
 from sim.properties import BY_NAME, breaking_events
 from sim.properties.stale_write import superseded
 from sim.render.text import describe, tick_story
-from sim.trace import Event, Kind, ReportHistory, Trace
+from sim.trace import Event, Kind, Trace
 
 #: legend key -> (group, example symbol, class, meaning). The legend lists the entries a grid
 #: uses, in this order, each with the first symbol that used it in that grid.
@@ -286,26 +287,25 @@ def shared(trace: Trace, what: Hashable | None = None) -> Grid:
 def truncated(trace: Trace, until: int) -> Trace:
     """The trace as it stood at the end of tick `until` (for "so far" outcomes)."""
     events = tuple(e for e in trace.events if e.tick <= until)
-    changes = sum(1 for e in events if e.kind is Kind.REPORT_CHANGED)
     last = min(until, trace.last_tick)
     states = trace.states[: len(trace.states) - (trace.last_tick - last)]
-    return dataclasses.replace(
-        trace, events=events, versions=trace.versions[: changes + 1], last_tick=last, states=states
-    )
+    versions = trace.state_at(last).versions  # the versions the report had by then
+    return dataclasses.replace(trace, events=events, versions=versions, last_tick=last, states=states)
 
 
-#: event kind -> (text, class, legend key, what it changes in the lifeline) of the mark an
-#: attempt's own event draws on its lifeline; class "" is its working class ("running", or
-#: "stale" while it works on with a superseded token, fencing off)
-LIFELINE_MARKS: dict[Kind, tuple[str, str, str, dict[str, bool]]] = {
-    Kind.SENT: ("post", "", "post", {}),
-    Kind.WOKE: ("wake", "", "wake", {"silent": False}),
-    Kind.UNKNOWN: ("UNK", "unknown", "unknown", {"unknown": True}),
-    Kind.FENCED: ("fenced", "rejected", "fenced", {"ended": True}),
-    Kind.STOPPED: ("stop", "refused", "stopped", {"ended": True}),
-    Kind.DIED: ("died", "died", "died", {"silent": True}),
-    Kind.DONE: ("done", "done", "done", {"ended": True}),
-    Kind.REPLAY_FAILED: ("err", "rejected", "replay-failed", {"ended": True}),
+#: event kind -> (text, class, legend key) of the mark an attempt's own event draws on its
+#: lifeline; class "" is its working class ("running", or "stale" while it works on with a
+#: superseded token, fencing off). Between its events a lifeline shows the attempt's state
+#: (`_between`).
+LIFELINE_MARKS: dict[Kind, tuple[str, str, str]] = {
+    Kind.SENT: ("post", "", "post"),
+    Kind.WOKE: ("wake", "", "wake"),
+    Kind.UNKNOWN: ("UNK", "unknown", "unknown"),
+    Kind.FENCED: ("fenced", "rejected", "fenced"),
+    Kind.STOPPED: ("stop", "refused", "stopped"),
+    Kind.DIED: ("died", "died", "died"),
+    Kind.DONE: ("done", "done", "done"),
+    Kind.REPLAY_FAILED: ("err", "rejected", "replay-failed"),
 }
 
 #: the legend keys of the marks that end an attempt
@@ -326,49 +326,44 @@ def _producer(e: Event) -> int | None:
     return e.attempt
 
 
-@dataclass(slots=True)
-class _Lifeline:
-    """One admitted attempt's row: its number and what it shows between its events."""
-
-    n: int  # its attempt number
-    ended: bool = False
-    silent: bool = False
-    unknown: bool = False
-
-    def act(self, e: Event, index: int, latest: int, marks: list[tuple[Mark, int | None]]) -> None:
-        """Append the mark the attempt's own event `e` draws (a mark with no text: the event
-        is drawn in another row and listed here too)."""
-        work = "stale" if self.n < latest else "running"  # superseded by a later admission
-        if e.kind is Kind.COMPUTED:
-            c = payload(e, Computed)
-            if c.get("wrong"):  # beyond the article's model: a wrong summary
-                marks.append((Mark(f"s{c['step']}*", work, "step-wrong"), index))
-            elif c.get("retry"):  # beyond it: a step the engine re-delivered (`retries`)
-                marks.append((Mark(f"s{c['step']}r", "stale", "step-retry"), index))
-            else:
-                marks.append((Mark(f"s{c['step']}", work, "step"), index))
-        elif e.kind is Kind.WRITE and _assembled(write(e)):
-            marks.append((Mark("asm", work, "assemble"), index))
-        elif e.kind is Kind.ADOPTED:  # beyond it: a fenced worker returns the owner's result
-            marks.append((Mark(f"=#{payload(e, Adopted)['owner']}", "done", "adopted"), index))
-        elif e.kind is Kind.SILENT:
-            self.silent = True
-            _fall_silent(marks, index)
-        elif e.kind in LIFELINE_MARKS:
-            text, cls, legend, flags = LIFELINE_MARKS[e.kind]
-            for name, value in flags.items():
-                setattr(self, name, value)
-            marks.append((Mark(text, cls or work, legend), index))
+def _act(n: int, e: Event, index: int, latest: int, marks: list[tuple[Mark, int | None]]) -> None:
+    """Append the mark attempt #n's own event `e` draws on its lifeline (a mark with no text:
+    the event is drawn in another row and listed here too); `latest`: the latest attempt
+    admitted before it."""
+    work = "stale" if n < latest else "running"  # superseded by a later admission
+    if e.kind is Kind.COMPUTED:
+        c = payload(e, Computed)
+        if c.get("wrong"):  # beyond the article's model: a wrong summary
+            marks.append((Mark(f"s{c['step']}*", work, "step-wrong"), index))
+        elif c.get("retry"):  # beyond it: a step the engine re-delivered (`retries`)
+            marks.append((Mark(f"s{c['step']}r", "stale", "step-retry"), index))
         else:
-            marks.append((Mark("", "", ""), index))
+            marks.append((Mark(f"s{c['step']}", work, "step"), index))
+    elif e.kind is Kind.WRITE and _assembled(write(e)):
+        marks.append((Mark("asm", work, "assemble"), index))
+    elif e.kind is Kind.ADOPTED:  # beyond it: a fenced worker returns the owner's result
+        marks.append((Mark(f"=#{payload(e, Adopted)['owner']}", "done", "adopted"), index))
+    elif e.kind is Kind.SILENT:
+        _fall_silent(marks, index)
+    elif e.kind in LIFELINE_MARKS:
+        text, cls, legend = LIFELINE_MARKS[e.kind]
+        marks.append((Mark(text, cls or work, legend), index))
+    else:
+        marks.append((Mark("", "", ""), index))
 
-    def between(self) -> Mark:
-        """The mark of a tick without events of its own (while not ended)."""
-        if self.unknown:
-            return Mark("?", "unknown", "still-unknown")
-        if self.silent:
-            return Mark("…", "silent", "silent")
-        return Mark("·", "waiting", "waiting")
+
+def _between(a: AttemptState) -> Mark | None:
+    """The mark of a tick without events of its own, from the attempt's state at the end of
+    that tick: none once its program has ended (fenced, refused, done, or stuck by a failed
+    replay; a crashed one stays silent), "?" while the controller records it UNKNOWN, "…"
+    while it is silent, "·" while it waits."""
+    if a.ended is not None or a.stuck:
+        return None
+    if a.status is Status.UNKNOWN:
+        return Mark("?", "unknown", "still-unknown")
+    if a.silent_since is not None:
+        return Mark("…", "silent", "silent")
+    return Mark("·", "waiting", "waiting")
 
 
 def _fall_silent(marks: list[tuple[Mark, int | None]], index: int) -> None:
@@ -392,6 +387,14 @@ def _kept(did: list[tuple[Mark, int | None]]) -> list[tuple[Mark, int | None]]:
     return kept
 
 
+def version_read(trace: Trace, e: Event) -> int:
+    """The 1-based report version a model call (`computed` event `e`) read: its attempt's pin,
+    else the version current at its tick (the engine's state at that tick)."""
+    s = trace.state_at(e.tick)
+    pin = s.attempts[(e.attempt or 0) - 1].pin
+    return (s.version if pin is None else pin) + 1
+
+
 class _Builder:
     def __init__(self, trace: Trace, until: int | None, lines: dict[Hashable, str] | None = None) -> None:
         self.trace = trace
@@ -402,20 +405,18 @@ class _Builder:
         self.events = [(i, e) for i, e in enumerate(trace.events) if e.tick <= last]
         self.breaks = breaking_events(trace)  # the invariants' breaks (sim.properties)
         self.sections = trace.schedule.sections
-        self.report_at = ReportHistory(trace)  # read once, asked per event below
         # row key -> tick -> (marks, events, broke)
         self.cells: dict[str, dict[int, tuple[list[Mark], list[int], list[str]]]] = {}
         self.used: dict[str, tuple[str, str]] = {}  # legend key -> first (symbol, class) using it
         # what each result id was computed from: result -> version read
-        self.read_version: dict[str, int] = {}
-        pins: dict[int, int | None] = {}
-        for e in trace.events:
-            if e.kind is Kind.ADMITTED:
-                pins[e.attempt or 0] = payload(e, Admitted)["pin"]
-            elif e.kind is Kind.COMPUTED:
-                pin = pins.get(e.attempt or 0)
-                read = pin if pin is not None else self.report_at.version_at(e.tick)
-                self.read_version[payload(e, Computed)["result"]] = read
+        self.read_version = {payload(e, Computed)["result"]: version_read(trace, e)
+                             for e in trace.events if e.kind is Kind.COMPUTED}  # fmt: skip
+
+    def latest(self, tick: int) -> int:
+        """The latest attempt admitted before the workers act in `tick` (0: none yet): the
+        attempts of the state at the end of the tick before (admissions are the controller's,
+        which acts last in a tick). A write of an earlier attempt is stale."""
+        return len(self.trace.state_at(tick - 1).attempts) if tick > 0 else 0
 
     # -- cells ---------------------------------------------------------------------------
     def add(self, row: str, tick: int, mark: Mark, index: int | None, broke: tuple[str, ...] = ()) -> None:
@@ -492,31 +493,26 @@ class _Builder:
 
     def attempts(self) -> list[tuple[int, int]]:
         """One lifeline per attempt; returns (attempt, token) in admission order."""
-        admitted: list[tuple[int, int]] = []
-        latest = 0  # the latest attempt admitted
+        admitted = [(e.attempt or 0, payload(e, Admitted)["token"]) for _, e in self.events if e.kind is Kind.ADMITTED]
         by_tick: dict[int, list[tuple[int, Event]]] = {}
         for i, e in self.events:
             by_tick.setdefault(e.tick, []).append((i, e))
-        lifelines: dict[int, _Lifeline] = {}
         for t in self.ticks:
             acted: dict[int, list[tuple[Mark, int | None]]] = {}
             for i, e in by_tick.get(t, []):
                 n = _producer(e)
                 if n is None:
                     continue
+                marks = acted.setdefault(n, [])
                 if e.kind is Kind.ADMITTED:
-                    token = payload(e, Admitted)["token"]
-                    latest = n
-                    admitted.append((n, token))
-                    lifelines[n] = _Lifeline(n)
-                    acted.setdefault(n, []).append((Mark(f"T{token}", "admitted", "admitted"), i))
-                elif n in lifelines:
-                    lifelines[n].act(e, i, latest, acted.setdefault(n, []))
-            for n, lifeline in lifelines.items():
-                self.lifeline_cell(f"attempt:{n}", t, lifeline, acted.get(n))
+                    marks.append((Mark(f"T{payload(e, Admitted)['token']}", "admitted", "admitted"), i))
+                else:
+                    _act(n, e, i, self.latest(t), marks)
+            for a in self.trace.state_at(t).attempts:  # the attempts admitted by the end of t
+                self.lifeline_cell(f"attempt:{a.n}", t, a, acted.get(a.n))
         return admitted
 
-    def lifeline_cell(self, row: str, t: int, lifeline: _Lifeline, did: list[tuple[Mark, int | None]] | None) -> None:
+    def lifeline_cell(self, row: str, t: int, a: AttemptState, did: list[tuple[Mark, int | None]] | None) -> None:
         """An attempt's cell at tick `t`: what it did there, else what it is between its events."""
         if did:
             for m, at in _kept(did):
@@ -524,8 +520,10 @@ class _Builder:
             for _, at in did:
                 if at is not None:
                     self.note(row, t, at)
-        elif not lifeline.ended:
-            self.add(row, t, lifeline.between(), None)
+        else:
+            between = _between(a)
+            if between is not None:
+                self.add(row, t, between, None)
 
     def journal_mark(self, step: Step, applied: bool, index: int, stale: bool) -> tuple[Mark, tuple[str, ...]]:
         version = self.read_version.get(step[1])
@@ -537,16 +535,13 @@ class _Builder:
         return Mark(text, "written", "written"), ()
 
     def records(self) -> None:
-        latest = 0  # the latest attempt admitted: a write of an earlier one is stale
         for i, e in self.events:
             t = e.tick
             broke = self.breaks.get(i, ())
-            if e.kind is Kind.ADMITTED:
-                latest = e.attempt or 0
-            elif e.kind is Kind.RESTORED:
+            if e.kind is Kind.RESTORED:
                 self.add(f"journal:{payload(e, Restored)['step']}", t, Mark("↺", "restored", "restored"), i)
             elif e.kind is Kind.WRITE:
-                self.write_marks(write(e), i, t, superseded(e, latest), broke)
+                self.write_marks(write(e), i, t, superseded(e, self.latest(t)), broke)
             elif e.kind is Kind.ACCEPTED:
                 a = payload(e, Accepted)
                 if a["version"] is not None:
@@ -602,26 +597,16 @@ class _Builder:
                 self.add("digest", t, Mark(f"◇{w['digest']}", "stale" if stale else "candidate", "candidate"), i, broke)
 
     def unconfirmed(self) -> None:
-        """The effect lifecycle between its intent and its confirmation: in the ticks after an
-        applied intent until the confirmation (or the end of the run) the effect is intended
-        but unconfirmed, whatever the feed did; an empty cell of the feed row then shows "?"."""
-        since: dict[str, int] = {}  # digest -> tick its intent was recorded, while unconfirmed
-        spans: list[tuple[int, int]] = []
-        for _, e in self.events:
-            w = write(e) if e.kind is Kind.WRITE else None
-            if w is not None and w["store"] == "effect" and w["applied"]:
-                if w["record"] == "intent" and w["digest"] not in since:
-                    since[w["digest"]] = e.tick
-                elif w["record"] == "confirmed" and w["digest"] in since:
-                    spans.append((since.pop(w["digest"]), e.tick))
-            elif e.kind is Kind.LOST and payload(e, Lost)["store"] == "effects":
-                since.clear()  # the records are gone: nothing is intended any more
-        spans += [(start, self.last + 1) for start in since.values()]
+        """The effect lifecycle between its intent and its confirmation: in a tick that begins and
+        ends with an effect record that is an intent (the engine's states at the end of the tick
+        before and of this one), the effect is intended but unconfirmed, whatever the feed did;
+        an empty cell of the feed row then shows "?"."""
         feed = self.cells.setdefault("feed", {})
-        for start, end in spans:
-            for t in range(start + 1, min(end, self.last + 1)):
-                if t not in feed:
-                    self.add("feed", t, Mark("?", "unknown", "unconfirmed"), None)
+        states = self.trace.state_at
+        for t in range(1, self.last + 1):
+            now = states(t).effects
+            if t not in feed and any(r == "intent" and (d, r) in now for d, r in states(t - 1).effects):
+                self.add("feed", t, Mark("?", "unknown", "unconfirmed"), None)
 
     def newsletter(self) -> None:
         ready = self.trace.schedule.newsletter_ready
@@ -660,7 +645,7 @@ class _Builder:
                 tick=e.tick,
                 event=i,
                 event_text=describe(e),
-                why=prop.why(self.trace, self.report_at, i),
+                why=prop.why(self.trace, i),
                 row=row_of(name, e.tick),
                 guarded_by=prop.guard.switch if prop.guard is not None else "",
             ))  # fmt: skip

@@ -8,11 +8,12 @@ three lifecycles of the run page and `sim trace --step` (`sim.render.lifecycle`)
 engine holds: after a storage loss, an expired key, a retraction or a controller restart
 too. Nothing here rebuilds a record from the events.
 
-What the state does not hold is history, read from the events as history (`History`): the
-model calls each attempt has made so far (its `computed` events), why a candidate was refused
+What the state does not hold is read from the events as what happened (`History`): why a
+candidate was refused
 (its `refused` event's reason; the state says which candidates were refused, and when), and
 what the tick itself did (`At.events`: an intent recorded, a post applied or answered as a
-repeat in this tick). The tick the newsletter started is the first state that holds it.
+repeat in this tick). The tick the newsletter started is the first state that holds it, and
+the model calls each attempt has made so far its state's tally (`AttemptState.calls`).
 
 The values are plain: ints, strings, bools, lists, records (dicts, their fields in the order
 docs/trace.md lists them) and `Map`s (a mapping, as (key, value) pairs in the order shown);
@@ -65,25 +66,17 @@ def ticks(trace: Trace) -> Iterator[At]:
     """Each tick t0..t(last) of the run: the engine's state at its end, with its events."""
     broke_at = dict(violations(trace))
     by_tick: dict[int, list[Event]] = {}
-    reasons: dict[str, str] = {}
     for e in trace.events:
         by_tick.setdefault(e.tick, []).append(e)
-        if e.kind is Kind.REFUSED:
-            refused = payload(e, Refused)
-            reasons[refused["digest"]] = refused["reason"]
-    calls: list[int] = []
+    reasons = {r["digest"]: r["reason"] for r in (payload(e, Refused) for e in trace.events if e.kind is Kind.REFUSED)}
     started = -1
     for tick in range(trace.last_tick + 1):
         state = trace.state_at(tick)
-        events = tuple(by_tick.get(tick, ()))
-        calls += [0] * (len(state.attempts) - len(calls))
-        for e in events:
-            if e.kind is Kind.COMPUTED and e.attempt is not None:
-                calls[e.attempt - 1] += 1
         if started < 0 and state.newsletter is not None:
             started = tick
         broken = tuple(sorted(name for name, at in broke_at.items() if at <= tick))
-        yield At(tick, state, events, broken, History(tuple(calls), reasons, started))
+        calls = tuple(a.calls for a in state.attempts)
+        yield At(tick, state, tuple(by_tick.get(tick, ())), broken, History(calls, reasons, started))
 
 
 # -- the variables ---------------------------------------------------------------------------
