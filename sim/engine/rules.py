@@ -29,7 +29,7 @@ fields are the records' own, derived from the declarations of `sim.engine.state`
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from sim.engine import order
 from sim.engine.records import (
@@ -59,7 +59,20 @@ from sim.engine.state import (
     WorkingState,
     find_candidate,
 )
-from sim.faults import CodeChange, Fault, Hold, Loss, Moment, Mutation, PostPoint, Restart, Stall, Unheard
+from sim.faults import (
+    CodeChange,
+    Copies,
+    Fault,
+    Hold,
+    Loss,
+    Moment,
+    Mutation,
+    NewContent,
+    PostPoint,
+    Restart,
+    Stall,
+    Unheard,
+)
 from sim.switches import Key, Rule
 from sim.trace import Event, Kind, quoted
 
@@ -67,6 +80,23 @@ _new = tuple.__new__
 NO_EVENTS: tuple[Event, ...] = ()
 Step = tuple[State, Sequence[Event]]
 Steps = list[tuple[int, Part | None]]
+
+
+D = TypeVar("D")
+
+
+def directed(fault: Fault | None, kind: type[D], default: D | None = None) -> D:
+    """The directive of the fault consulted at a moment, as the one type the rule carrying it
+    out reads (`default`: the moment's directive when no fault matched). A directive of no
+    type the moment's rules carry out is an error of the fault kind's module, not a no-op."""
+    directive = default if fault is None else fault.directive()
+    if not isinstance(directive, kind):
+        raise TypeError(f"{type(fault).__name__}: {directive!r} is no directive of its moment; expected {kind.__name__}")
+    return directive
+
+
+#: the SEND moment's directive when no fault matches: the request reaches the feed once
+ONE_COPY = Copies(1)
 
 
 class Faults(Protocol):
@@ -215,8 +245,7 @@ def write_effect(d: Draft, tick: int, w: Worker, digest: str, record: str) -> bo
 
 def send(d: Draft, tick: int, w: Worker, digest: str, key: str | None) -> None:
     d.sends += 1
-    fault = d.faults.consult(tick, Moment.SEND, (d.sends,))
-    copies: int = 1 if fault is None else fault.directive()  # type: ignore[assignment]
+    copies = directed(d.faults.consult(tick, Moment.SEND, (d.sends,)), Copies, ONE_COPY).copies
     d.log(tick, Kind.SENT, w.n, {"digest": digest, "key": key, "copies": copies})
     setup = d.setup
     # beyond the article's model (compensate=yes): a successor finishing an inherited
@@ -254,7 +283,7 @@ def input_phase(state: State, tick: int, faults: Faults) -> Step:
         d.code += 1
         d.log(tick, Kind.CODE_CHANGED, None, {"code": d.code + 1})
         return d.done()
-    sections: tuple[int, ...] = directive  # type: ignore[assignment]
+    sections = directed(fault, NewContent).sections
     content = tuple(rev + 1 if i + 1 in sections else rev for i, rev in enumerate(d.content))
     d.versions = d.versions + (content,)
     d.version = len(d.versions) - 1
@@ -373,7 +402,7 @@ def act_fault(d: Draft, w: Worker, t: int) -> Stall | None:
         w.unheard = delay_heartbeats(w.unheard, t, directive.ticks)
         d.log(t, Kind.UNHEARD, w.n, {"until": w.unheard[1]})
         return None
-    return directive  # type: ignore[return-value]
+    return None if fault is None else directed(fault, Stall)
 
 
 def begin(d: Draft, w: Worker, t: int, silence: Stall | None, action: Held) -> int | None:
