@@ -29,12 +29,15 @@ import sim.scenario as scenario_module
 from sim import faults, knobs, properties
 from sim.cli import main
 from sim.events import Sent, payload
-from sim.faults import Copies, Fault, Moment
+from sim.engine.run import run
+from sim.faults import Copies, Fault, Moment, Unheard
 from sim.faults.base import Bounds, Choices, Observed, RunFacts, Setting, integer_field, lower
 from sim.knobs import Knob
 from sim.properties import ALWAYS, Property
 from sim.properties.base import Monitor
 from sim.scenario import dump, parse
+from sim.schedule import Schedule
+from sim.switches import Switches
 from sim.trace import Event, Kind, ReportHistory, Trace
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -395,3 +398,25 @@ def test_a_kind_beyond_the_article_changes_the_faults_all_figures(tmp_path: Path
         assert check(capsys)["results"][0]["schedules"] > before
     finally:
         faults.unregister(ThreeCopies)
+
+
+@dataclass(frozen=True, slots=True)
+class Misdirected(ThreeCopies):
+    """A SEND kind whose directive is an ACT one: no rule of its moment carries it out."""
+
+    key = "misdirected"
+    check_name = "misdirected"
+
+    def directive(self) -> Unheard:  # type: ignore[override]
+        return Unheard(1)
+
+
+def test_a_directive_no_rule_of_its_moment_carries_out_is_refused_by_name() -> None:
+    """The moments' rules read their directive as its type (`rules.directed`), never by a cast:
+    a kind whose directive its moment's rule does not read fails the run, naming itself."""
+    faults.register(Misdirected)
+    try:
+        with pytest.raises(TypeError, match=r"Misdirected: Unheard\(ticks=1\) is no directive of its moment; expected Copies"):
+            run(Switches(), Schedule(faults=(Misdirected(1),)))
+    finally:
+        faults.unregister(Misdirected)

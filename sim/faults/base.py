@@ -54,7 +54,10 @@ Observed = Event
 class Moment(Enum):
     """When the engine asks the schedule whether a fault takes effect, in the order a tick
     runs them (docs/model.md §5), with what a matching fault's `where` names and what its
-    `directive` tells the engine to do."""
+    `directive` tells the engine to do. The directives below are the ones declared here; a
+    kind that needs another declares it in its own module, and the moment's rule in
+    `sim.engine.rules` carries it out (`rules.directed` refuses a directive of no type the
+    rule reads, docs/extending.md)."""
 
     #: the input phase of tick t; where (t,); directive: a `NewContent` (sections get new
     #: content), a `Loss` (a store loses its records), a `Restart` (the controller goes down), a
