@@ -72,6 +72,8 @@ from sim.faults import (
     Restart,
     Stall,
     Unheard,
+    WRONG,
+    Wrong,
 )
 from sim.switches import Key, Rule
 from sim.trace import Event, Kind, quoted
@@ -570,7 +572,8 @@ def compute(d: Draft, w: Worker, t: int, i: int) -> Part:
     also: tuple[tuple[int, int, bool], ...] = ()
     if d.setup.reads_next and i + 1 < len(snapshot):
         also = ((i + 1, snapshot[i + 1], (i + 1, snapshot[i + 1]) in mutated),)
-    wrong = d.faults.consult(t, Moment.CALL, (w.n, i + 1)) is not None
+    fault = d.faults.consult(t, Moment.CALL, (w.n, i + 1))
+    wrong = fault is not None and directed(fault, Wrong) == WRONG
     part = Part(result_id(i, w.n), content, Truth(changed, also, wrong, w.code))
     detail: dict[str, Any] = {"step": i + 1, "result": part.result, "content": content}
     if changed:
@@ -633,18 +636,27 @@ def post(d: Draft, w: Worker, t: int) -> int | None:
         fence(d, w, t)
         return None
     d.posts += 1
-    fault = d.faults.consult(t, Moment.POST, (d.posts,))
-    directive = None if fault is None else fault.directive()
-    death = directive if isinstance(directive, PostPoint) else None
+    death, hold = post_directive(d.faults.consult(t, Moment.POST, (d.posts,)))
     if death is PostPoint.BEFORE_INTENT:
         return die(d, w, t, death)
     if records_intent:
         write_effect(d, t, w, digest, "intent")  # not refused: checked above
     if death is PostPoint.AFTER_INTENT:
         return die(d, w, t, death)
-    if isinstance(directive, Hold):  # paused inside the effect: it sends when it wakes
-        return fall_silent(d, w, t, Stall(t + directive.ticks), ("send", None))
+    if hold is not None:  # paused inside the effect: it sends when it wakes
+        return fall_silent(d, w, t, Stall(t + hold.ticks), ("send", None))
     return deliver(d, w, t, death)
+
+
+def post_directive(fault: Fault | None) -> tuple[PostPoint | None, Hold | None]:
+    """The POST moment's directive: the point of the post at which the poster dies, or how
+    long it holds its send (docs/model.md §9)."""
+    if fault is None:
+        return None, None
+    death = fault.directive()
+    if isinstance(death, PostPoint):
+        return death, None
+    return None, directed(fault, Hold)
 
 
 def deliver(d: Draft, w: Worker, t: int, death: PostPoint | None = None) -> int | None:
