@@ -618,18 +618,23 @@ def _write_phrase(p: AnyWrite, versions: Versions) -> str:
 class Sent(TypedDict):
     digest: str
     key: str | None  # the idempotency key; None without one
-    copies: int  # 2 when the request is delivered twice, concurrently
+    copies: int  # how many concurrent copies reach the feed (`sim.faults.Copies`): 1, or 2 when duplicated
+
+
+def _times(copies: int) -> str:
+    """How many times a send is delivered, in words (a SEND directive's `Copies`)."""
+    return "twice" if copies == 2 else f"{copies} times"
 
 
 def _sent_line(p: Sent, who: str) -> str:
     key = p["key"] if p["key"] is not None else "no key"
-    copies = " (delivered twice, concurrently)" if p["copies"] > 1 else ""
+    copies = f" (delivered {_times(p['copies'])}, concurrently)" if p["copies"] > 1 else ""
     return f"{who} sends the announcement of {p['digest']} with key {key}{copies}"
 
 
 def _sent_phrase(p: Sent, versions: Versions) -> str:
     key = f"key {p['key']}" if p["key"] is not None else "no key"
-    copies = ", delivered twice" if p["copies"] > 1 else ""
+    copies = f", delivered {_times(p['copies'])}" if p["copies"] > 1 else ""
     return f"sends the announcement of {p['digest']} ({key}{copies})"
 
 

@@ -39,7 +39,7 @@ from sim.limits import (
     quote,
 )
 from sim.outcome import FIELDS as OUTCOME_FIELDS
-from sim.properties import NAMES as INVARIANT_NAMES
+from sim import properties
 from sim.schedule import Schedule, worked_example
 from sim.switches import FAULT_SWITCHES, SWITCHES, Switches, parse_value
 
@@ -292,12 +292,12 @@ def _check_expect(expect: dict[str, Any], source: str) -> None:
         if (
             not isinstance(item, dict)
             or set(item) != {"invariant", "tick"}
-            or item["invariant"] not in INVARIANT_NAMES
+            or item["invariant"] not in properties.NAMES
             or not _is_count(item["tick"])
         ):
             raise ScenarioError(
                 f"{source}: expect.violations[{i}]: found {quote(item)}; each entry must be "
-                f"{{invariant = name, tick = N}} with name one of {', '.join(INVARIANT_NAMES)}"
+                f"{{invariant = name, tick = N}} with name one of {', '.join(properties.NAMES)}"
             )
 
 

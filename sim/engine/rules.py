@@ -29,7 +29,7 @@ fields are the records' own, derived from the declarations of `sim.engine.state`
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from sim.engine import order
 from sim.engine.records import (
@@ -59,7 +59,22 @@ from sim.engine.state import (
     WorkingState,
     find_candidate,
 )
-from sim.faults import CodeChange, Fault, Hold, Loss, Moment, Mutation, PostPoint, Restart, Stall, Unheard
+from sim.faults import (
+    CodeChange,
+    Copies,
+    Fault,
+    Hold,
+    Loss,
+    Moment,
+    Mutation,
+    NewContent,
+    PostPoint,
+    Restart,
+    Stall,
+    Unheard,
+    WRONG,
+    Wrong,
+)
 from sim.switches import Key, Rule
 from sim.trace import Event, Kind, quoted
 
@@ -67,6 +82,23 @@ _new = tuple.__new__
 NO_EVENTS: tuple[Event, ...] = ()
 Step = tuple[State, Sequence[Event]]
 Steps = list[tuple[int, Part | None]]
+
+
+D = TypeVar("D")
+
+
+def directed(fault: Fault | None, kind: type[D], default: D | None = None) -> D:
+    """The directive of the fault consulted at a moment, as the one type the rule carrying it
+    out reads (`default`: the moment's directive when no fault matched). A directive of no
+    type the moment's rules carry out is an error of the fault kind's module, not a no-op."""
+    directive = default if fault is None else fault.directive()
+    if not isinstance(directive, kind):
+        raise TypeError(f"{type(fault).__name__}: {directive!r} is no directive of its moment; expected {kind.__name__}")
+    return directive
+
+
+#: the SEND moment's directive when no fault matches: the request reaches the feed once
+ONE_COPY = Copies(1)
 
 
 class Faults(Protocol):
@@ -220,8 +252,7 @@ def write_effect(d: Draft, tick: int, w: Worker, digest: str, record: str) -> bo
 
 def send(d: Draft, tick: int, w: Worker, digest: str, key: str | None) -> None:
     d.sends += 1
-    fault = d.faults.consult(tick, Moment.SEND, (d.sends,))
-    copies: int = 1 if fault is None else fault.directive()  # type: ignore[assignment]
+    copies = directed(d.faults.consult(tick, Moment.SEND, (d.sends,)), Copies, ONE_COPY).copies
     d.log(tick, Kind.SENT, w.n, {"digest": digest, "key": key, "copies": copies})
     setup = d.setup
     # beyond the article's model (compensate=yes): a successor finishing an inherited
@@ -259,7 +290,7 @@ def input_phase(state: State, tick: int, faults: Faults) -> Step:
         d.code += 1
         d.log(tick, Kind.CODE_CHANGED, None, {"code": d.code + 1})
         return d.done()
-    sections: tuple[int, ...] = directive  # type: ignore[assignment]
+    sections = directed(fault, NewContent).sections
     content = tuple(rev + 1 if i + 1 in sections else rev for i, rev in enumerate(d.content))
     d.versions = d.versions + (content,)
     d.version = len(d.versions) - 1
@@ -378,7 +409,7 @@ def act_fault(d: Draft, w: Worker, t: int) -> Stall | None:
         w.unheard = delay_heartbeats(w.unheard, t, directive.ticks)
         d.log(t, Kind.UNHEARD, w.n, {"until": w.unheard[1]})
         return None
-    return directive  # type: ignore[return-value]
+    return None if fault is None else directed(fault, Stall)
 
 
 def begin(d: Draft, w: Worker, t: int, silence: Stall | None, action: Held) -> int | None:
@@ -547,7 +578,8 @@ def compute(d: Draft, w: Worker, t: int, i: int) -> Part:
     also: tuple[tuple[int, int, bool], ...] = ()
     if d.setup.reads_next and i + 1 < len(snapshot):
         also = ((i + 1, snapshot[i + 1], (i + 1, snapshot[i + 1]) in mutated),)
-    wrong = d.faults.consult(t, Moment.CALL, (w.n, i + 1)) is not None
+    fault = d.faults.consult(t, Moment.CALL, (w.n, i + 1))
+    wrong = fault is not None and directed(fault, Wrong) == WRONG
     part = Part(result_id(i, w.n), content, Truth(changed, also, wrong, w.code))
     detail: dict[str, Any] = {"step": i + 1, "result": part.result, "content": content}
     if changed:
@@ -612,18 +644,27 @@ def post(d: Draft, w: Worker, t: int) -> int | None:
         fence(d, w, t)
         return None
     d.posts += 1
-    fault = d.faults.consult(t, Moment.POST, (d.posts,))
-    directive = None if fault is None else fault.directive()
-    death = directive if isinstance(directive, PostPoint) else None
+    death, hold = post_directive(d.faults.consult(t, Moment.POST, (d.posts,)))
     if death is PostPoint.BEFORE_INTENT:
         return die(d, w, t, death)
     if records_intent:
         write_effect(d, t, w, digest, "intent")  # not refused: checked above
     if death is PostPoint.AFTER_INTENT:
         return die(d, w, t, death)
-    if isinstance(directive, Hold):  # paused inside the effect: it sends when it wakes
-        return fall_silent(d, w, t, Stall(t + directive.ticks), ("send", None))
+    if hold is not None:  # paused inside the effect: it sends when it wakes
+        return fall_silent(d, w, t, Stall(t + hold.ticks), ("send", None))
     return deliver(d, w, t, death)
+
+
+def post_directive(fault: Fault | None) -> tuple[PostPoint | None, Hold | None]:
+    """The POST moment's directive: the point of the post at which the poster dies, or how
+    long it holds its send (docs/model.md §9)."""
+    if fault is None:
+        return None, None
+    death = fault.directive()
+    if isinstance(death, PostPoint):
+        return death, None
+    return None, directed(fault, Hold)
 
 
 def deliver(d: Draft, w: Worker, t: int, death: PostPoint | None = None) -> int | None:

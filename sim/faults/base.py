@@ -54,10 +54,13 @@ Observed = Event
 class Moment(Enum):
     """When the engine asks the schedule whether a fault takes effect, in the order a tick
     runs them (docs/model.md §5), with what a matching fault's `where` names and what its
-    `directive` tells the engine to do."""
+    `directive` tells the engine to do. The directives below are the ones declared here; a
+    kind that needs another declares it in its own module, and the moment's rule in
+    `sim.engine.rules` carries it out (`rules.directed` refuses a directive of no type the
+    rule reads, docs/extending.md)."""
 
-    #: the input phase of tick t; where (t,); directive: the sections that get new content,
-    #: a `Loss` (a store loses its records), a `Restart` (the controller goes down), a
+    #: the input phase of tick t; where (t,); directive: a `NewContent` (sections get new
+    #: content), a `Loss` (a store loses its records), a `Restart` (the controller goes down), a
     #: `Mutation` (a section's bytes change under its hash) or a `CodeChange` (the
     #: orchestration code's version increments)
     INPUT = 0
@@ -72,7 +75,8 @@ class Moment(Enum):
     #: (nth,); directive: the `PostPoint` it dies at,
     #: or a `Hold` (it falls silent between its intent and its send)
     POST = 3
-    #: the run's nth send begins; where (nth,); directive: how many copies reach the feed
+    #: the run's nth send begins; where (nth,); directive: `Copies` (how many copies of the
+    #: request reach the feed)
     SEND = 4
 
 
@@ -119,6 +123,22 @@ class Unheard:
     assumed bound)."""
 
     ticks: int
+
+
+@dataclass(frozen=True, slots=True)
+class NewContent:
+    """An INPUT directive: the report changes at the start of the tick, its `sections`
+    (1-based) getting new content."""
+
+    sections: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Copies:
+    """The SEND directive: `copies` concurrent copies of the request reach the feed, which
+    receives them one after the other (docs/model.md §2)."""
+
+    copies: int
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,6 +18,7 @@ from sim.faults.base import (
     Choices,
     Fault,
     Moment,
+    NewContent,
     Observed,
     Setting,
     draw_tick,
@@ -94,8 +95,8 @@ class ReportChange(AtTick):
         return f"the report changes at t{self.at} (section {', '.join(map(str, self.sections))})"
 
     # -- the engine --------------------------------------------------------------------
-    def directive(self) -> tuple[int, ...]:
-        return self.sections
+    def directive(self) -> NewContent:
+        return NewContent(self.sections)
 
     # -- sim explore -------------------------------------------------------------------
     @classmethod

@@ -12,6 +12,7 @@ from sim.events import Sent, payload
 from sim.faults.base import (
     Bounds,
     Choices,
+    Copies,
     Fault,
     Moment,
     Observed,
@@ -20,6 +21,10 @@ from sim.faults.base import (
     integer_field,
     lower,
 )
+
+
+#: the directive: two copies reach the feed
+TWICE = Copies(2)
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,8 +67,8 @@ class DuplicateDelivery(Fault):
     def where(self) -> tuple[int]:
         return (self.nth,)
 
-    def directive(self) -> int:
-        return 2
+    def directive(self) -> Copies:
+        return TWICE
 
     def unfired(self, facts: RunFacts) -> str:
         return f"duplicate delivery of send {self.nth}: only {facts.sends} send(s) happened"

@@ -2,7 +2,7 @@
 declared, imported below in registry order. `docs/extending.md` says how to add one."""
 
 from sim.knobs import assessor, journal_code, reads, replay  # noqa: F401  (each registers its knob)
-from sim.knobs.base import KNOBS, Inert, Knob, Knobs, Scope, inert_notes, register
+from sim.knobs.base import KNOBS, Inert, Knob, Knobs, Scope, inert_notes, register, unregister
 from sim.knobs import (  # noqa: F401  (each module registers its knob)
     controller_state,  # case 9: what survives a controller restart
     receiver,  # case 2: a receiver with no idempotency
@@ -15,4 +15,4 @@ from sim.knobs import (  # noqa: F401  (each module registers its knob)
     retries,  # an engine behaviour: a step re-delivered within its attempt
 )
 
-__all__ = ["KNOBS", "Inert", "Knob", "Knobs", "Scope", "inert_notes", "register"]
+__all__ = ["KNOBS", "Inert", "Knob", "Knobs", "Scope", "inert_notes", "register", "unregister"]

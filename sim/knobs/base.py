@@ -161,6 +161,11 @@ def register(knob: Knob) -> Knob:
     return knob
 
 
+def unregister(knob: Knob) -> None:
+    """Take a knob out of the registry (a test's toy, registered around it)."""
+    del KNOBS[knob.name]
+
+
 @dataclass(frozen=True, slots=True)
 class Knobs:
     """The knobs a run sets away from their defaults: (name, value) pairs in registry order."""

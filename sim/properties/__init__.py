@@ -26,6 +26,7 @@ from sim.properties import (  # noqa: F401  (each module registers its property)
     uncorrected_duplicate,
     wrong_acceptance,
 )
+from sim.properties import base
 from sim.properties.base import (
     ALL_HOLD,
     ALWAYS,
@@ -49,17 +50,50 @@ from sim.switches import Switches
 from sim.trace import Kind, Trace
 
 #: every property, in the fixed order: safety by name, then progress by name
-PROPERTIES: tuple[Property, ...] = registered()
-BY_NAME: dict[str, Property] = {p.name: p for p in PROPERTIES}
+PROPERTIES: tuple[Property, ...] = ()
+#: each property by name (one dict, kept up to date in place)
+BY_NAME: dict[str, Property] = {}
 #: the safety properties (the invariants), by name
-SAFETY: tuple[Property, ...] = tuple(p for p in PROPERTIES if p.safety)
+SAFETY: tuple[Property, ...] = ()
 #: the progress properties, by name
-PROGRESS: tuple[Property, ...] = tuple(p for p in PROPERTIES if not p.safety)
+PROGRESS: tuple[Property, ...] = ()
 #: the invariants' names, sorted: the outcome's violations name these
-NAMES: tuple[str, ...] = tuple(p.name for p in SAFETY)
+NAMES: tuple[str, ...] = ()
 #: the article's own invariants (the sweep's and `sim check --faults article`'s columns)
-ARTICLE_SAFETY: tuple[Property, ...] = tuple(p for p in SAFETY if p.article)
-ARTICLE_NAMES: tuple[str, ...] = tuple(p.name for p in ARTICLE_SAFETY)
+ARTICLE_SAFETY: tuple[Property, ...] = ()
+ARTICLE_NAMES: tuple[str, ...] = ()
+
+
+def _derive() -> None:
+    """Derive the collections above from the registry (`sim.properties.base.registered`).
+    Readers look them up here when they use them (`properties.SAFETY`), so a property
+    registered later with `register` (a test's toy) is in every one of them."""
+    global PROPERTIES, SAFETY, PROGRESS, NAMES, ARTICLE_SAFETY, ARTICLE_NAMES
+    PROPERTIES = registered()
+    BY_NAME.clear()
+    BY_NAME.update((p.name, p) for p in PROPERTIES)
+    SAFETY = tuple(p for p in PROPERTIES if p.safety)
+    PROGRESS = tuple(p for p in PROPERTIES if not p.safety)
+    NAMES = tuple(p.name for p in SAFETY)
+    ARTICLE_SAFETY = tuple(p for p in SAFETY if p.article)
+    ARTICLE_NAMES = tuple(p.name for p in ARTICLE_SAFETY)
+
+
+_derive()
+
+
+def register(prop: Property) -> Property:
+    """Register a property after this package is imported (every module of the package
+    registers its own with `sim.properties.base.register` as it is imported, above)."""
+    base.register(prop)
+    _derive()
+    return prop
+
+
+def unregister(prop: Property) -> None:
+    base.unregister(prop)
+    _derive()
+
 
 FINISHED = finished.PROPERTY
 EFFECTS_CONFIRMED = effects_confirmed.PROPERTY
@@ -95,32 +129,33 @@ def judged_words(switches: Switches, kinds: Sequence[type[Fault]], source: str, 
     return words
 
 
-def violations(trace: Trace, props: tuple[Property, ...] = SAFETY) -> list[tuple[str, int]]:
+def violations(trace: Trace, props: tuple[Property, ...] | None = None) -> list[tuple[str, int]]:
     """(name, first tick it broke) for every broken property of `props` (by default the
     invariants), in `props` order."""
     out = []
-    for prop in props:
+    for prop in SAFETY if props is None else props:
         tick = prop.first_tick(trace)
         if tick is not None:
             out.append((prop.name, tick))
     return out
 
 
-def breaking_events(trace: Trace, props: tuple[Property, ...] = SAFETY) -> dict[int, tuple[str, ...]]:
+def breaking_events(trace: Trace, props: tuple[Property, ...] | None = None) -> dict[int, tuple[str, ...]]:
     """Event index -> the properties of `props` that event breaks (every instance, not only
     the first): the swimlane's "!" marks."""
     out: dict[int, list[str]] = {}
-    for prop in props:
+    for prop in SAFETY if props is None else props:
         for index in prop.breaks(trace):
             out.setdefault(index, []).append(prop.name)
     return {index: tuple(out[index]) for index in sorted(out)}
 
 
-def at_risk(trace: Trace, props: tuple[Property, ...] = SAFETY) -> set[str]:
+def at_risk(trace: Trace, props: tuple[Property, ...] | None = None) -> set[str]:
     """The properties of `props` whose hazard arose in this run, whether or not a protection
     stopped it (each property's `hazard` says what that is). One walk over the events, in
     which every hazard reads what was true then from the engine's states (`Seen`)."""
-    hazards = [p for p in props if p.hazard is not None and judged_under(p, trace.switches)]
+    judging = SAFETY if props is None else props
+    hazards = [p for p in judging if p.hazard is not None and judged_under(p, trace.switches)]
     by_kind: dict[Kind, list[tuple[str, Hazard]]] = {}
     at_tick_end: list[tuple[str, Hazard]] = []
     for p in hazards:
@@ -157,6 +192,6 @@ def guarded(switches: Switches, name: str) -> bool:
 __all__ = [
     "ALL_HOLD", "ALWAYS", "ARTICLE_NAMES", "ARTICLE_SAFETY", "BROKEN", "BY_NAME", "EFFECTS_CONFIRMED", "EVENTUALLY", "FINISHED", "GUARDS",
     "HOLDS", "HOLDS_WITHIN_BOUND", "NAMES", "PROGRESS", "PROPERTIES", "SAFETY", "Failure", "Guard",
-    "Hazard", "Property", "Seen", "Temporal", "at_risk", "breaking_events", "guarded", "judged", "judged_under", "judged_words", "not_judged", "unguarded_by",
+    "Hazard", "Property", "Seen", "Temporal", "at_risk", "breaking_events", "guarded", "judged", "judged_under", "judged_words", "not_judged", "register", "unguarded_by", "unregister",
     "verdict", "violations",
 ]  # fmt: skip

@@ -448,6 +448,11 @@ def register(prop: Property) -> Property:
     return prop
 
 
+def unregister(prop: Property) -> None:
+    """Take a property out of the registry (a test's toy, registered around it)."""
+    del _REGISTRY[prop.name]
+
+
 def registered() -> tuple[Property, ...]:
     """Every registered property in the fixed order: safety properties by name, then
     progress properties by name."""

@@ -30,7 +30,8 @@ from typing import Any
 
 from sim import scenario as scenarios
 from sim.cases import CASES, runs_with
-from sim.properties import BY_NAME, GUARDS, NAMES
+from sim import properties
+from sim.properties import BY_NAME, GUARDS
 from sim.render import overview
 from sim.render.grid import Grid, build
 from sim.render.lane import (
@@ -188,7 +189,7 @@ def encode(doc: Document, grids: Sequence[Grid], cases: Sequence[tuple[int, list
     for position, (run, grid) in enumerate(zip(runs, grids)):
         _check_run(position, run, order, fixed)
         encoded_runs.append(encoder.run(run, grid))
-    beyond = [name for name in NAMES if name not in encoder.inv]  # invariants beyond the article
+    beyond = [name for name in properties.NAMES if name not in encoder.inv]  # invariants beyond the article
     for name in beyond:
         encoder.inv[name] = len(encoder.inv)
     encoded_cases = [

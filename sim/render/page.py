@@ -23,7 +23,7 @@ from typing import Any
 
 from sim.files import starts_with
 from sim.outcome import Outcome
-from sim.properties import SAFETY
+from sim import properties
 from sim.render.grid import Grid
 from sim.render.lane import (
     LANE_CSS,
@@ -49,14 +49,14 @@ def page_path(scenario_file: Path) -> Path:
 def data(trace: Trace, result: Outcome, grid: Grid) -> dict[str, Any]:
     """The page's data: the swimlane (interned as the explainer's), the outcome, the
     invariants, and the three lifecycles at each tick."""
-    names = [p.name for p in SAFETY]
+    names = [p.name for p in properties.SAFETY]
     encoder = LaneEncoder({name: i for i, name in enumerate(names)})
     lane = encoder.grid(grid)
     return {
         "format": FORMAT,
         **encoder.lane_tables(),
         "grid": lane,
-        "invariants": [[p.name, p.description, p.article] for p in SAFETY],
+        "invariants": [[p.name, p.description, p.article] for p in properties.SAFETY],
         "outcome": result.to_json(),
         "sections": sum(1 for row in grid.rows if row.group == "journal"),
         "kinds": [[kind, list(STATES[kind])] for kind in KINDS],
