@@ -186,6 +186,12 @@ class App:
         record(self.workdir, "INSERT INTO got (execution, step, computed_by) VALUES (?, ?, ?)",
                self.execution, result["step"], result["by"])  # fmt: skip
 
+    def got_step(self, step: str, result: dict[str, Any]) -> None:
+        """The workflow body obtained the result of assemble (a digest, `d@wN`) or of the post
+        (the feed's answer, with the execution that made it), computed now or restored."""
+        by = result["id"].split("@")[1] if step == "assemble" else result["by"]
+        record(self.workdir, "INSERT INTO got (execution, step, computed_by) VALUES (?, ?, ?)", self.execution, step, by)
+
     def assemble(self, parts: list[dict[str, Any]]) -> dict[str, Any]:
         digest = {"id": f"d@{self.execution}", "parts": [p["id"] for p in parts],
                   "revenue": revenue(parts[1]["summary"])}  # fmt: skip
@@ -269,8 +275,10 @@ def run_langgraph(app: App, resume: bool) -> Any:
             app.got(part)
             parts.append(part)
         digest = assemble(parts).result()
+        app.got_step("assemble", digest)
         verdict = accept(digest).result()
         answer = post(digest).result()
+        app.got_step("post", answer)
         return {"digest": digest["id"], "accepted_by": verdict["by"], "post": answer}
 
     config: RunnableConfig = {"configurable": {"thread_id": WORKFLOW_ID}}
@@ -308,8 +316,10 @@ def run_dbos(app: App, resume: bool) -> Any:
             app.got(part)
             parts.append(part)
         digest = assemble(parts)
+        app.got_step("assemble", digest)
         verdict = accept(digest)
         answer = post(digest)
+        app.got_step("post", answer)
         return {"digest": digest["id"], "accepted_by": verdict["by"], "post": answer}
 
     DBOS.launch()  # a restarted worker recovers the pending workflow here
@@ -354,6 +364,12 @@ class TemporalDigest:
     #: task may replay the body from the history more than once in one process)
     recorded: set[str] = set()
 
+    def once(self, step: str, result: dict[str, Any]) -> None:
+        """`got_step`, once per step in this process (a replayed body obtains it again)."""
+        if step not in self.recorded:
+            self.recorded.add(step)
+            self.app.got_step(step, result)
+
     async def run(self, report: str) -> dict[str, Any]:
         from temporalio import workflow
 
@@ -369,8 +385,10 @@ class TemporalDigest:
                 app.got(part)
             parts.append(part)
         digest = await workflow.execute_activity("assemble", parts, **options)
+        self.once("assemble", digest)
         verdict = await workflow.execute_activity("accept", digest, **options)
         answer = await workflow.execute_activity("post", digest, **options)
+        self.once("post", answer)
         return {"digest": digest["id"], "accepted_by": verdict["by"], "post": answer}
 
 
@@ -497,10 +515,12 @@ def restate_workflow(app: App) -> Any:
                 parts.append(part)
             step = "assemble"
             digest = await ctx.run_typed(step, app.assemble, restate.RunOptions(), parts)
+            app.got_step("assemble", digest)
             step = "accept"
             verdict = await ctx.run_typed(step, app.accept, restate.RunOptions(), digest)
             step = "post"
             answer = await ctx.run_typed(step, app.post, restate.RunOptions(), digest)
+            app.got_step("post", answer)
         except BaseException as error:
             # the SDK ends the body when the server has closed this attempt's stream
             # (DisconnectedException, or its own SuspendedException): the step being awaited was

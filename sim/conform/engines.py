@@ -229,6 +229,84 @@ RACING = Behaviour(
 )  # fmt: skip
 
 
+#: Temporal with a stopped worker continued while its successor is at work: the continued
+#: worker's polls reach the task queue again, and it is handed the workflow's remaining tasks
+#: like any worker (a fence is per activity attempt, not per worker process)
+def _pair(o: Observed) -> tuple[int, int] | None:
+    s = o.context.stopped
+    return None if s is None or s + 1 >= len(o.calls_by_execution) else (s, s + 1)
+
+
+def _calls_shared(o: Observed, p: Observed) -> bool:
+    pair = _pair(o)
+    if pair is None or len(o.calls_by_execution) != len(p.calls_by_execution):
+        return False
+    others = [n for n in range(len(o.calls_by_execution)) if n not in pair]
+    return (all(o.calls_by_execution[n] == p.calls_by_execution[n] for n in others)
+            and sum(o.calls_by_execution[n] for n in pair) >= sum(p.calls_by_execution[n] for n in pair))  # fmt: skip
+
+
+def _restores_bounded(o: Observed, p: Observed) -> bool:
+    # who replays which workflow task is the server's choice: each of the pair obtains each
+    # section once (at most SECTIONS restored); every other worker restores what sim predicts
+    pair = _pair(o)
+    if not _breakdown(o, p) or pair is None:
+        return False
+    return all(0 <= r <= SECTIONS if n in pair else r == p.restored_by_execution[n]
+               for n, r in enumerate(o.restored_by_execution))  # fmt: skip
+
+
+def _either_of_the_pair(o: Observed, p: Observed) -> bool:
+    pair = _pair(o)
+    if pair is None or len(o.acceptances) != len(p.acceptances):
+        return False
+    names = {f"w{n + 1}" for n in pair}
+    return all(figure == want and (who == by or {who, by} <= names)
+               for (who, figure), (by, want) in zip(o.acceptances, p.acceptances))  # fmt: skip
+
+
+def _history_of_the_pair(o: Observed, p: Observed) -> bool:
+    pair = _pair(o)
+    if pair is None or o.history is None or p.history is None:
+        return False
+    names = {f"w{n + 1}" for n in pair}
+    predicted = dict(p.history)
+    return dict(o.history).keys() == predicted.keys() and all(
+        len(bys) == len(predicted[step]) and all(a == b or {a, b} <= names for a, b in zip(bys, predicted[step]))
+        for step, bys in o.history
+    )
+
+
+def _end_of_whoever_posted(o: Observed, p: Observed) -> bool:
+    pair = _pair(o)
+    if pair is None or o.history is None or p.zombie_end != "stops":
+        return False
+    posted = dict(o.history).get("post", ())
+    own = bool(posted) and posted[-1] == f"w{pair[0] + 1}"
+    return o.zombie_end == ("runs on to its own result" if own else "returns the owner's result")
+
+
+REJOINS = Behaviour(
+    "a continued worker rejoins the task queue",
+    "a stopped worker continued while its successor is still at work polls the task queue again and is "
+    "handed the workflow's remaining tasks like any worker (the server fences an activity attempt, not a "
+    "worker process): the remaining steps are shared between the two workers as the server hands them out, "
+    "and the continued worker may run the acceptance and the post and so return its own result; sim's woken "
+    "attempt is superseded and finishes only the action it held",
+    {"model calls by execution": (_calls_shared, "every worker's as predicted but the stopped worker's and its "
+                                                 "successor's, which together make at least the calls predicted of them"),
+     "steps restored": (_restores_bounded, "the stopped worker and its successor each at most the 4 sections, "
+                                           "every other worker's as predicted"),
+     "zombie's end": (_end_of_whoever_posted, "sim predicts stops; observed: the workflow's result, its own "
+                                              "where the engine's record of the post is the stopped worker's, "
+                                              "else the owner's"),
+     "acceptances": (_either_of_the_pair, "the acceptances predicted, in order, each by the worker predicted or, "
+                                          "for one predicted of the stopped worker or its successor, by either"),
+     "engine's history": (_history_of_the_pair, "each step's records as predicted, a record predicted of the "
+                                                "stopped worker or its successor by either")},
+)  # fmt: skip
+
+
 @dataclass(frozen=True, slots=True)
 class Engine:
     name: str
@@ -334,7 +412,8 @@ ENGINES: dict[str, Engine] = {
             "checkpoints=per-step: each activity's result is recorded in the workflow's history as it "
             "completes, before the workflow schedules the next",
         ),
-        explains={"kill in the post": (REPLAY_BY_WORKFLOW_TASK,), "stop": (HANDED_TO_STOPPED, ONE_RESULT)},
+        explains={"kill in the post": (REPLAY_BY_WORKFLOW_TASK,), "stop": (HANDED_TO_STOPPED, ONE_RESULT),
+                  "woken while its successor runs": (REJOINS,)},
         server="sim.conform.server_temporal",
     ),
     "restate": Engine(

@@ -511,7 +511,7 @@ def read_figures(fault: Fault, workdir: Path, newsletter: str | None, posts: int
     executions = tuple(f"w{n}" for n in range(1, fault.schedule.workers + 1))
     calls = dict(app.rows(workdir, "SELECT execution, COUNT(*) FROM calls GROUP BY execution"))
     restored = dict(app.rows(workdir, "SELECT execution, COUNT(*) FROM got WHERE execution != computed_by "
-                                      "GROUP BY execution"))  # fmt: skip
+                                      "AND step LIKE 's%' GROUP BY execution"))  # fmt: skip
     zombie_write = zombie_end = None
     stop = fault.stopped
     if stop is not None:
@@ -552,16 +552,10 @@ def read_zombie_write(workdir: Path, execution: str, held: str) -> str:
     (a `cut`: the SDK's own exception, Restate's server closing the attempt's stream, the only
     way a step's result reaches the journal), so its result reached no store; `error: TYPE` if
     the application's own code raised there (never read as a cut, never a match); else
-    `rejected` (the engine's store refused it). A step other than a section's (assemble, post)
-    has landed when the zombie's workflow went past it: an acceptance, or its end with its own
-    digest."""
-    if held.startswith("s"):
-        landed = app.rows(workdir, "SELECT COUNT(*) FROM got WHERE execution = ? AND step = ? AND computed_by = ?",
-                          execution, held, execution)[0][0]  # fmt: skip
-    elif held == "assemble":
-        landed = app.rows(workdir, "SELECT COUNT(*) FROM accepted WHERE execution = ?", execution)[0][0]
-    else:
-        landed = read_end(workdir, execution) == "runs on to its own result"
+    `rejected` (the engine's store refused it). The body records what it obtained of each step
+    (`got`: a section's result, the digest, the feed's answer) with who computed it."""
+    landed = app.rows(workdir, "SELECT COUNT(*) FROM got WHERE execution = ? AND step = ? AND computed_by = ?",
+                      execution, held, execution)[0][0]  # fmt: skip
     if landed:
         return "landed"
     failed = app.rows(workdir, "SELECT why FROM failed WHERE execution = ? ORDER BY seq", execution)
