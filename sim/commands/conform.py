@@ -45,18 +45,28 @@ def conform(
     that is neither the prediction nor one a behaviour the model does not capture explains."""
     names = _engines(engine, every)
     if schedule is not None or (explore is not None and not every):
-        if every or faults or (explore is not None and schedule is not None):
-            raise click.UsageError("--explore (without --all) and --schedule take one engine, without --fault "
-                                   "or each other")  # fmt: skip
+        _one_engine_only(every, faults, explore, schedule)
         return scheduled(names[0], explore, seed, schedule, runs, jobs, as_json, out)
     if explore is not None and faults:
         raise click.UsageError("--all --explore runs the five faults and the drawn schedules: no --fault")
-    runs = runs or (3 if explore is not None else 1)
+    return _run(names, every, faults, jobs, runs or (3 if explore is not None else 1),
+                None if explore is None else (explore, seed), as_json, out)
+
+
+def _one_engine_only(every: bool, faults: tuple[str, ...], explore: int | None, schedule: Path | None) -> None:
+    if every or faults or (explore is not None and schedule is not None):
+        raise click.UsageError("--explore (without --all) and --schedule take one engine, without --fault "
+                               "or each other")  # fmt: skip
+
+
+def _run(names: list[str], every: bool, faults: tuple[str, ...], jobs: int, runs: int,
+         explore: tuple[int, int] | None, as_json: bool, out: Path | None) -> int:  # fmt: skip
+    """The five faults (and with `--all --explore` the drawn schedules) on each engine."""
     if out is not None:
         _prepare(out)
     docs = []
     for name in names:
-        doc = _engine_doc(name, faults, jobs, runs, None if explore is None else (explore, seed), out)
+        doc = _engine_doc(name, faults, jobs, runs, explore, out)
         docs.append(doc)
         if not as_json:
             click.echo(text(doc))
