@@ -216,7 +216,8 @@ class App:
         self.point("after-intent")
         port = int((self.workdir / "feed.port").read_text())
         body = {"text": f"digest {digest['id']}: revenue {digest['revenue']} million",
-                "key": f"{WORKFLOW_ID}/post/{digest['id']}" if self.keyed else None}  # fmt: skip
+                "key": f"{WORKFLOW_ID}/post/{digest['id']}" if self.keyed else None,
+                "by": self.execution}  # fmt: skip
         request = urllib.request.Request(
             f"http://127.0.0.1:{port}/post", data=json.dumps(body).encode(), method="POST",
             headers={"Content-Type": "application/json"},

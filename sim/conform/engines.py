@@ -307,6 +307,41 @@ REJOINS = Behaviour(
 )  # fmt: skip
 
 
+#: Temporal with a worker stopped in the post, after its intent: the activity attempt it holds
+#: is cancelled once its heartbeat learns the attempt timed out (the SDK raises CancelledError
+#: in the activity's thread), which may come before its send, and post attempts handed to it
+#: while it was stopped are run when it is continued
+def _sends_follow_the_worker(o: Observed, p: Observed) -> bool:
+    if o.zombie_sends is None or p.zombie_sends is None:
+        return False
+    return o.posts - o.zombie_sends == p.posts - p.zombie_sends and o.zombie_sends >= 0
+
+
+def _duplicate_as_the_posts_say(o: Observed, p: Observed) -> bool:
+    # every post of this schedule is of the one digest accepted before the pause: the feed
+    # applied a duplicate exactly when it applied more than one post
+    if o.invariants is None or p.invariants is None or not _sends_follow_the_worker(o, p):
+        return False
+    seen, want = dict(o.invariants), dict(p.invariants)
+    others = all(seen[name] == want[name] for name in want if name != "duplicate-effect")
+    return others and (seen.get("duplicate-effect") == "broken") == (o.posts > 1)
+
+
+CANCELLED = Behaviour(
+    "a late activity is cancelled",
+    "a worker stopped inside the post's activity, after its intent, is continued with the attempt it holds "
+    "timed out on the server; once a heartbeat tells its worker so, the SDK cancels the attempt (a "
+    "CancelledError raised in the activity's thread), which may come before its send: the late send "
+    "reaches the feed or not, as the race goes; and post attempts the server handed it while it was "
+    "stopped are run when it is continued, each a send. sim's paused poster sends once when it wakes "
+    "(the feed checks keys, not tokens)",
+    {"posts applied": (_sends_follow_the_worker, "every post but the stopped worker's as predicted; the stopped "
+                                                 "worker's, read from the run's log, any number"),
+     "invariants on the run": (_duplicate_as_the_posts_say, "every verdict as predicted but duplicate-effect's, "
+                                                            "broken exactly where the feed applied more than one post")},
+)  # fmt: skip
+
+
 @dataclass(frozen=True, slots=True)
 class Engine:
     name: str
@@ -413,7 +448,7 @@ ENGINES: dict[str, Engine] = {
             "completes, before the workflow schedules the next",
         ),
         explains={"kill in the post": (REPLAY_BY_WORKFLOW_TASK,), "stop": (HANDED_TO_STOPPED, ONE_RESULT),
-                  "woken while its successor runs": (REJOINS,)},
+                  "woken while its successor runs": (REJOINS,), "stop in the post": (CANCELLED,)},
         server="sim.conform.server_temporal",
     ),
     "restate": Engine(

@@ -33,12 +33,13 @@ class Feed(BaseHTTPRequestHandler):
         self.wfile.write(data)
 
     def do_GET(self) -> None:  # noqa: N802 (http.server's name)
-        posts = [{"post": f"P{n}", "key": k, "text": t} for n, k, t in self.db.execute("SELECT n, key, text FROM posts ORDER BY n")]
+        posts = [{"post": f"P{n}", "key": k, "text": t, "by": b}
+                 for n, k, t, b in self.db.execute("SELECT n, key, text, sender FROM posts ORDER BY n")]
         self.reply({"posts": posts, "repeats": self.db.execute("SELECT COUNT(*) FROM repeats").fetchone()[0]})
 
     def do_POST(self) -> None:  # noqa: N802
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        key, text = body.get("key"), body["text"]
+        key, text, sender = body.get("key"), body["text"], body.get("by")
         with self.db:
             if key is not None:
                 known = self.db.execute("SELECT n, text FROM posts WHERE key = ?", (key,)).fetchone()
@@ -47,7 +48,7 @@ class Feed(BaseHTTPRequestHandler):
                     answer = "repeat" if known[1] == text else "refused"
                     self.reply({"post": f"P{known[0]}", "answer": answer})
                     return
-            n = self.db.execute("INSERT INTO posts (key, text) VALUES (?, ?)", (key, text)).lastrowid
+            n = self.db.execute("INSERT INTO posts (key, text, sender) VALUES (?, ?, ?)", (key, text, sender)).lastrowid
         self.reply({"post": f"P{n}", "answer": "applied"})
 
 
@@ -55,7 +56,7 @@ def main(argv: list[str]) -> None:
     db_path, port_file = Path(argv[0]), Path(argv[1])
     db = sqlite3.connect(db_path, check_same_thread=False)
     db.executescript(
-        "CREATE TABLE IF NOT EXISTS posts (n INTEGER PRIMARY KEY AUTOINCREMENT, key TEXT, text TEXT);"
+        "CREATE TABLE IF NOT EXISTS posts (n INTEGER PRIMARY KEY AUTOINCREMENT, key TEXT, text TEXT, sender TEXT);"
         "CREATE TABLE IF NOT EXISTS repeats (n INTEGER PRIMARY KEY AUTOINCREMENT, key TEXT, text TEXT);"
     )
     Feed.db = db

@@ -514,9 +514,11 @@ def read_figures(fault: Fault, workdir: Path, newsletter: str | None, posts: int
                                       "AND step LIKE 's%' GROUP BY execution"))  # fmt: skip
     zombie_write = zombie_end = None
     stop = fault.stopped
+    zombie_sends = None
     if stop is not None:
         zombie_write = read_zombie_write(workdir, f"w{stop.worker}", held_step(stop.point))
         zombie_end = read_end(workdir, f"w{stop.worker}")
+        zombie_sends = sum(1 for by, _ in invariants.feed_posts(workdir) if by == f"w{stop.worker}")
     acceptances = tuple(app.rows(workdir, "SELECT execution, revenue FROM accepted ORDER BY seq"))
     return Observed(
         calls_by_execution=tuple(calls.get(e, 0) for e in executions),
@@ -527,6 +529,7 @@ def read_figures(fault: Fault, workdir: Path, newsletter: str | None, posts: int
         posts=posts,
         newsletter=newsletter,
         restored_by_execution=tuple(restored.get(e, 0) for e in executions),
+        zombie_sends=zombie_sends,
         context=context(fault),
     )
 
@@ -606,8 +609,11 @@ def from_model(trace: Trace, result: Outcome, ctx: Context) -> Observed:
         zombie_end = ZOMBIE_END[ends[-1]] if ends else "stops"
     attempts = len(result.model_calls_by_attempt)
     restores = [e.attempt for e in trace.events if e.kind is Kind.RESTORED]
+    zombie_sends = None if ctx.stopped is None else sum(
+        1 for e in trace.events if e.kind is Kind.SENT and e.attempt == ctx.stopped + 1)
     return Observed(
         restored_by_execution=tuple(restores.count(n) for n in range(1, attempts + 1)),
+        zombie_sends=zombie_sends,
         context=ctx,
         calls_by_execution=result.model_calls_by_attempt,
         restored=result.steps_restored,
@@ -643,13 +649,14 @@ def kinds(fault: Fault) -> tuple[str, ...]:
     """The kinds of the schedule's faults, as engines list the behaviours that may explain its
     rows: a worker killed in a step before the post ("kill"), stopped ("stop"), or killed in the
     post ("kill in the post": its successor resumes after the acceptance); a worker stopped in
-    the post is both "stop" and "kill in the post" (its successor resumes after the acceptance);
+    the post is "stop", "stop in the post" and "kill in the post" (its successor resumes after
+    the acceptance);
     a stopped worker continued while its successor is at work (a wake hit) is also "woken while
     its successor runs"; a change alone is none."""
     out: list[str] = []
     for hit in fault.schedule.hits:
         if hit.action == "stop":
-            out.append("stop")
+            out += ["stop", "stop in the post"] if hit.at_post else ["stop"]
         if hit.action == "wake":
             out.append("woken while its successor runs")
         if hit.ends_worker:

@@ -53,5 +53,8 @@ class Observed:
     #: `sim`'s invariant monitors' verdicts on the run (sim/conform/invariants.py): (property,
     #: verdict) for each property judged there; None where not judged
     invariants: tuple[tuple[str, str], ...] | None = None
+    #: the posts the stopped worker sent (not a figure of its own: a behaviour's predicate reads
+    #: it); None where no worker is stopped
+    zombie_sends: int | None = None
     #: the schedule's facts (not a figure)
     context: Context = Context()
