@@ -27,14 +27,14 @@ from pathlib import Path
 from typing import Any
 
 from sim import properties
-from sim.errors import SimError, SwitchError
+from sim.base.errors import SimError, SwitchError
 from sim.faults import FAULT_SETS, Fault, selected
 from sim.faults import describe as describe_list
-from sim.files import starts_with
-from sim.limits import MAX_CHECK_FAULTS
+from sim.base.files import starts_with
+from sim.base.limits import MAX_CHECK_FAULTS
 from sim.run import counterexample
 from sim.schedule import Schedule
-from sim.memory import rss, tree_rss
+from sim.base.memory import rss, tree_rss
 from sim.search import MERGES, Found, MemoryLimit, Node, Search, Space, fingerprint, node_key, root
 from sim.switches import (
     PROTECTIONS,

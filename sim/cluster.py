@@ -19,8 +19,8 @@ from concurrent.futures import Executor
 from contextlib import contextmanager
 from typing import Any
 
-from sim.errors import SimError
-from sim.limits import MAX_WORKERS
+from sim.base.errors import SimError
+from sim.base.limits import MAX_WORKERS
 
 #: how long to wait for a remote scheduler to answer, in seconds
 CONNECT_TIMEOUT = 10

@@ -33,11 +33,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from sim import properties
-from sim.errors import ScheduleError, SimError
+from sim.base.errors import ScheduleError, SimError
 from sim.faults import FAULT_SETS, KINDS, Choices, Fault, selected
 from sim.faults import describe as describe_list
 from sim.faults.base import toward
-from sim.files import OutError, interrupts_held, write_out
+from sim.base.files import OutError, interrupts_held, write_out
 from sim.run import counterexample, simulate
 from sim.schedule import Schedule
 from sim.switches import PROTECTIONS, Switches

@@ -23,8 +23,8 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass
 
-from sim.errors import SimError
-from sim.limits import quote
+from sim.base.errors import SimError
+from sim.base.limits import quote
 from sim.switches import FAULT_SWITCHES, PROTECTIONS, Switches, parse_value
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from sim.engine.run import run as run_engine
-from sim.errors import ScheduleError
+from sim.base.errors import ScheduleError
 from sim.outcome import Outcome, outcome
 from sim.scenario import Scenario, dump
 from sim.schedule import Schedule

@@ -25,10 +25,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sim.errors import ScenarioError, ScheduleError, SimError
+from sim.base.errors import ScenarioError, ScheduleError, SimError
 from sim.faults import KINDS, by_key
 from sim.knobs import KNOBS
-from sim.limits import (
+from sim.base.limits import (
     MAX_DEPTH,
     MAX_FILE_BYTES,
     MAX_HORIZON,

@@ -16,9 +16,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
-from sim.errors import ScheduleError
+from sim.base.errors import ScheduleError
 from sim.faults import KINDS, Fault, canonical
-from sim.limits import MAX_HORIZON
+from sim.base.limits import MAX_HORIZON
 from sim.switches import Change, PostDeath, Silent, Switches
 
 F = TypeVar("F", bound=Fault)

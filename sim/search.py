@@ -44,7 +44,8 @@ from dataclasses import dataclass, field
 from hashlib import blake2b
 from typing import Any
 
-from sim import memory, properties
+from sim.base import memory
+from sim import properties
 from sim.engine import canon
 from sim.engine.canon import canonical
 from sim.engine.rules import run_tick

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any, Iterator
 
-from sim.errors import SwitchError
+from sim.base.errors import SwitchError
 from sim.knobs import KNOBS, Knobs
-from sim.limits import quote
+from sim.base.limits import quote
 
 
 class Silent(Enum):

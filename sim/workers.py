@@ -20,8 +20,8 @@ from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from typing import Any
 
-from sim.errors import SimError
-from sim.limits import CPUS, MAX_WORKERS
+from sim.base.errors import SimError
+from sim.base.limits import CPUS, MAX_WORKERS
 _PR_SET_PDEATHSIG = 1
 
 

@@ -27,7 +27,7 @@ from sim.enumerator import Job, run_job
 from sim.cli import main
 from sim.engine.run import run_world
 from sim.engine.world import World
-from sim.errors import ScheduleError
+from sim.base.errors import ScheduleError
 from sim.faults import (
     DuplicateDelivery,
     Fault,

@@ -314,7 +314,7 @@ def test_a_crashed_unknown_attempt_stays_unknown_when_its_candidate_is_refused()
 
 
 def test_a_wake_after_the_horizon_is_a_bad_schedule() -> None:
-    from sim.errors import ScheduleError
+    from sim.base.errors import ScheduleError
 
     with pytest.raises(ScheduleError, match="wakes at t250, after the horizon t200"):
         Schedule(faults=(Silence(1, 6, 250),))

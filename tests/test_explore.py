@@ -198,7 +198,7 @@ def test_sigint_to_the_cli_exits_130_and_keeps_the_files(tmp_path: Path) -> None
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )  # fmt: skip
     # the program's own signal: a counterexample file on disk is one its report lists (the
-    # file and the record are written with Ctrl-C held back, sim.files.interrupts_held)
+    # file and the record are written with Ctrl-C held back, sim.base.files.interrupts_held)
     deadline = time.monotonic() + 300  # a backstop for a hang, not a timing the test relies on
     while not any(tmp_path.glob("*.toml")) and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.05)

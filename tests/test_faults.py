@@ -215,7 +215,7 @@ def test_silences_of_one_attempt_may_not_overlap_the_one_rule() -> None:
 
 
 def test_nth_zero_is_refused_not_read_as_one() -> None:
-    from sim.errors import SimError
+    from sim.base.errors import SimError
 
     with pytest.raises(SimError, match="nth must be at least 1, got 0"):
         parse('[schedule]\nposter_deaths = [{point = "after-send", nth = 0}]\n', "z.toml", "z").schedule

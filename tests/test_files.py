@@ -1,4 +1,4 @@
-"""The one writer (sim/files.py) and the workers (sim/workers.py): symlinks at a target are
+"""The one writer (sim/base/files.py) and the workers (sim/workers.py): symlinks at a target are
 never followed, temporary files never stay, a replaced set is swapped as a whole, `--out` is
 checked before the work, workers are capped, die with their parent, and a failure to start
 them is one line."""
@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 from conftest import processes
 
-from sim import files
+from sim.base import files
 from sim.cli import main
-from sim.files import (
+from sim.base.files import (
     TEMP_PREFIX,
     OutError,
     atomic_write,

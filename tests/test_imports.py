@@ -154,7 +154,7 @@ def test_sim_version_says_what_importlib_metadata_says(tmp_path: Path) -> None:
     of importlib.metadata; it is the version importlib.metadata finds, from anywhere."""
     from importlib.metadata import version
 
-    from sim.lean_import import installed_version
+    from sim.base.lean_import import installed_version
 
     for cwd in (tmp_path, ROOT):  # the checkout's sim.egg-info comes first from ROOT: left to metadata
         done = subprocess.run([sys.executable, "-m", "sim", "--version"], cwd=cwd, capture_output=True, text=True,

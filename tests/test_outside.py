@@ -111,7 +111,7 @@ def test_a_step_fence_does_not_stop_a_late_send_either() -> None:
 
 
 def test_a_pause_and_a_death_of_one_post_cannot_both_be_scheduled() -> None:
-    from sim.errors import ScheduleError
+    from sim.base.errors import ScheduleError
 
     with pytest.raises(ScheduleError, match="same moment"):
         Schedule(faults=(PosterDeath(PostPoint.AFTER_SEND, 1), PosterPause(1, 3)))
@@ -609,7 +609,7 @@ def test_old_suspicion_timers_suspect_a_live_owner_at_once() -> None:
 
 
 def test_a_schedule_has_at_most_one_controller_restart_and_it_comes_by_the_horizon() -> None:
-    from sim.errors import ScheduleError
+    from sim.base.errors import ScheduleError
     from sim.faults import ControllerRestart
 
     with pytest.raises(ScheduleError, match="at most one"):

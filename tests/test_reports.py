@@ -13,7 +13,7 @@ import pytest
 
 from sim import sweep as sweep_mod
 from sim.cli import main
-from sim.files import atomic_write
+from sim.base.files import atomic_write
 from sim.render import report
 from sim.render.report import (
     WRITERS,

@@ -7,7 +7,7 @@ import pytest
 from sim.switches import FAULT_SWITCHES
 
 from sim import scenario as scenarios
-from sim.errors import ScenarioError, ScheduleError
+from sim.base.errors import ScenarioError, ScheduleError
 from sim.faults import PosterDeath, ReportChange, Silence
 from sim.properties import ARTICLE_NAMES as NAMES  # the article's invariants (beyond it: docs/outside.md)
 from sim.run import run_scenario

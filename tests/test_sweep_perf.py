@@ -147,7 +147,7 @@ def test_lean_import_leaves_a_package_it_cannot_handle_to_the_ordinary_import(tm
     seen = _python(f"""
         import json, sys
         sys.path.insert(0, {str(tmp_path / "site")!r})
-        from sim import lean_import
+        from sim.base import lean_import
         loaded = lean_import.load("other")
         left = "importlib.metadata" in sys.modules or "other" in sys.modules
         import sim.engine

@@ -34,16 +34,16 @@ from sim.commands.common import (
     yes_option,
 )
 from sim.faults import FAULT_SETS
-from sim.files import prepare_folder, refuse_special_in, replace_folder
-from sim.limits import MAX_CHECK_FAULTS
+from sim.base.files import prepare_folder, refuse_special_in, replace_folder
+from sim.base.limits import MAX_CHECK_FAULTS
 from sim.properties import verdict
 from sim.render.page import is_page_of, page_path
 from sim.render.text import column_widths, table_line
 from sim.scenario import parse
 from sim.search import MERGES
 from sim.switches import FAULT_SWITCHES, Checkpoints
-from sim.memory import default_limit, megabytes, parse_size
-from sim.limits import usable_cpus
+from sim.base.memory import default_limit, megabytes, parse_size
+from sim.base.limits import usable_cpus
 from sim.workers import MAX_WORKERS, pool
 
 DEFAULT_OUT = Path("reports/counterexamples/check")
@@ -63,7 +63,7 @@ EXIT_MEMORY = 3
 
 
 def _max_memory_value(ctx: click.Context, param: click.Parameter, value: str | None) -> int:
-    """--max-memory as bytes: the default is half the machine's memory (sim.memory)."""
+    """--max-memory as bytes: the default is half the machine's memory (sim.base.memory)."""
     return default_limit() if value is None else parse_size(value)
 
 

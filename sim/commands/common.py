@@ -95,7 +95,7 @@ def file_value(ctx: click.Context, param: click.Parameter, value: Path | None) -
         return None
     if str(value).startswith("-"):
         raise click.BadParameter(f"expected a file, got {str(value)!r}, which looks like an option", ctx, param)
-    from sim.files import refuse_special
+    from sim.base.files import refuse_special
 
     refuse_special(value, max(param.opts, key=len))
     return value
@@ -227,7 +227,7 @@ def gate_long_work(what: str, seconds: float, yes: bool) -> None:
     refuse with one line (exit 2) that says how to run it anyway."""
     if seconds <= LONG_SECONDS or yes:
         return
-    from sim.errors import SimError
+    from sim.base.errors import SimError
 
     message = f"{what} is estimated to take {duration_words(seconds)}"
     if sys.stdin.isatty() and sys.stderr.isatty():

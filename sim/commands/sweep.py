@@ -12,7 +12,7 @@ from typing import Any
 
 import click
 
-from sim import lean_import
+from sim.base import lean_import
 from sim.commands.common import (
     IN_THE_SWEEP,
     emit_json,
@@ -24,8 +24,8 @@ from sim.commands.common import (
     set_option,
     switch_values,
 )
-from sim.files import prepare_out, refuse_special
-from sim.limits import MAX_WORKERS  # not sim.workers: the pool is imported only when used
+from sim.base.files import prepare_out, refuse_special
+from sim.base.limits import MAX_WORKERS  # not sim.workers: the pool is imported only when used
 from sim.render import grid
 from sim.render.report import render_all, report_names, write_reports
 from sim.sweep import SweepProgress

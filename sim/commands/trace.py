@@ -26,7 +26,7 @@ from sim.commands.common import (
 from sim.outcome import Outcome, outcome
 from sim.properties import BY_NAME
 from sim.render import grid as grids
-from sim.files import write_out
+from sim.base.files import write_out
 from sim.render import itf, page, swimlane
 from sim.render.lifecycle import lifecycles
 from sim.run import run_scenario

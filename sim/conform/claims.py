@@ -79,7 +79,7 @@ def for_document(engine: Engine, doc: dict[str, Any]) -> list[dict[str, Any]]:
     import tempfile
 
     from sim.conform.schedule import Schedule, scenario_text
-    from sim.files import write_out
+    from sim.base.files import write_out
 
     fixed = {f.name: f for f in harness.FAULTS}
     runs = [(fixed[item["fault"]], item["rows"]) for item in doc["faults"]]

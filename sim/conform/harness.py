@@ -53,9 +53,9 @@ from sim.conform import app, history, invariants
 from sim.conform.engines import ENGINES, Behaviour, Engine
 from sim.conform.observed import Context, Observed
 from sim.conform.schedule import Hit, Schedule
-from sim.errors import SimError
+from sim.base.errors import SimError
 from sim.events import Accepted, payload
-from sim.files import pid_alive
+from sim.base.files import pid_alive
 from sim.outcome import Outcome
 from sim.run import run_scenario
 from sim.scenario import load

@@ -44,7 +44,7 @@ import random
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
-from sim.errors import SimError
+from sim.base.errors import SimError
 from sim.events import Computed, Event, payload, write
 from sim.run import run_scenario
 from sim.scenario import Scenario, parse

@@ -29,9 +29,9 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any, ClassVar, Protocol, TypeVar
 
-from sim.errors import ScenarioError, ScheduleError
+from sim.base.errors import ScenarioError, ScheduleError
 from sim.events import Event
-from sim.limits import MAX_INT, quote
+from sim.base.limits import MAX_INT, quote
 
 T = TypeVar("T")
 

@@ -10,7 +10,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sim.errors import ScenarioError, ScheduleError
+from sim.base.errors import ScenarioError, ScheduleError
 from sim.faults.base import (
     Effect,
     AtTick,
@@ -26,7 +26,7 @@ from sim.faults.base import (
     lower,
     toward,
 )
-from sim.limits import quote
+from sim.base.limits import quote
 
 #: chance that a drawn change touches one more section
 MORE_SECTIONS = 0.25

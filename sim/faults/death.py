@@ -8,7 +8,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sim.errors import ScenarioError, ScheduleError
+from sim.base.errors import ScenarioError, ScheduleError
 from sim.events import Died, payload
 from sim.faults.base import (
     Bounds,
@@ -22,7 +22,7 @@ from sim.faults.base import (
     integer_field,
     lower,
 )
-from sim.limits import quote
+from sim.base.limits import quote
 
 #: death points in shrink order (the worked example's after-send first)
 DEATH_POINTS = (PostPoint.AFTER_SEND, PostPoint.AFTER_INTENT, PostPoint.BEFORE_INTENT)

@@ -19,7 +19,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sim.errors import ScenarioError
+from sim.base.errors import ScenarioError
 from sim.events import Lost, payload
 from sim.faults.base import (
     AtTick,
@@ -34,7 +34,7 @@ from sim.faults.base import (
     integer_field,
     lower,
 )
-from sim.limits import quote
+from sim.base.limits import quote
 
 #: the stores that can be lost, in `sim check`'s order (and the order simpler ones are tried)
 STORES = ("journal", "effects", "acceptances")

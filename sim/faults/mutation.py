@@ -12,7 +12,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sim.errors import ScheduleError
+from sim.base.errors import ScheduleError
 from sim.faults.base import (
     Effect,
     AtTick,

@@ -21,7 +21,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sim.errors import ScheduleError
+from sim.base.errors import ScheduleError
 from sim.events import ControllerDown, payload
 from sim.faults.base import (
     Effect,

@@ -13,7 +13,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sim.errors import ScheduleError
+from sim.base.errors import ScheduleError
 from sim.events import Computed, payload
 from sim.faults.base import (
     Effect,

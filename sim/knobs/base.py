@@ -19,9 +19,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from sim.errors import SwitchError
+from sim.base.errors import SwitchError
 from sim.faults import Effect
-from sim.limits import quote
+from sim.base.limits import quote
 
 
 @dataclass(frozen=True, slots=True)

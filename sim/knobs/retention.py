@@ -7,7 +7,7 @@ tick r + N). A resend after that is a new request: the feed applies a second pos
 """
 
 from sim.knobs.base import Knob, register
-from sim.limits import MAX_HORIZON
+from sim.base.limits import MAX_HORIZON
 
 KNOB = register(Knob(
     name="retention",

@@ -15,7 +15,7 @@ docs/profiles.md).
 """
 
 from sim.knobs.base import Knob, register
-from sim.limits import MAX_HORIZON
+from sim.base.limits import MAX_HORIZON
 
 RETRIES = register(Knob(
     name="retries",

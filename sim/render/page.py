@@ -21,7 +21,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from sim.files import starts_with
+from sim.base.files import starts_with
 from sim.outcome import Outcome
 from sim import properties
 from sim.render.grid import Grid

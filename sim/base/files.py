@@ -42,7 +42,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from types import FrameType
 
-from sim.errors import SimError
+from sim.base.errors import SimError
 
 TEMP_PREFIX = ".sim-tmp-"
 #: a temporary entry this old is a leftover even if a process with its pid is alive

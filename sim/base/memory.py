@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 import re
 
-from sim.errors import SimError
+from sim.base.errors import SimError
 
 #: the default bound, as a share of the machine's memory
 DEFAULT_SHARE = 0.5
