@@ -50,7 +50,7 @@ def fresh(code: str) -> dict[str, object]:
 ONE = """
 import json, time
 from sim.check import CheckBound, check, configurations
-from sim.switches import Checkpoints, Switches
+from sim.model.switches import Checkpoints, Switches
 from sim import enumerator
 bound = CheckBound({k}, {t})
 configs = configurations(Switches(), "all", [Checkpoints.PER_STEP])
@@ -108,7 +108,7 @@ DASK = """
 import json, time
 from sim.check import CheckBound, check, configurations
 from sim.cluster import dask_executor
-from sim.switches import Checkpoints, Switches
+from sim.model.switches import Checkpoints, Switches
 configs = configurations(Switches(), "each", list(Checkpoints))
 with dask_executor("{address}") as (executor, threads):
     start = time.perf_counter()
@@ -124,7 +124,7 @@ import json, time
 from concurrent.futures import wait
 from sim.check import CheckBound, configurations, run_unit, units_of
 from sim.cluster import dask_executor
-from sim.switches import Checkpoints, Switches
+from sim.model.switches import Checkpoints, Switches
 (config,) = configurations(Switches(), "all", [Checkpoints.PER_STEP])
 units = [units_of(i, config, CheckBound(0, 1), 1)[0][0] for i in range(200)]
 start = time.perf_counter()

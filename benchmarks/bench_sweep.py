@@ -120,14 +120,14 @@ def _stepped(world: Any) -> tuple[Any, ...]:
 def _runs() -> list[tuple[Any, Any]]:
     """The sweep's 1,008 runs as (switches of the combination, gate to run it with)."""
     from sim.sweep import gate_subset_ids
-    from sim.switches import COMBINATIONS, Gate
+    from sim.model.switches import COMBINATIONS, Gate
 
     return [(s, s.gate) for s in COMBINATIONS] + [(COMBINATIONS[i - 1], Gate.FAIL_CLOSED) for i in gate_subset_ids()]
 
 
 def _inputs(switches: Any, gate: Any) -> tuple[Any, Any]:
     """A run's switches and schedule, made as the sweep makes them."""
-    from sim.schedule import worked_example
+    from sim.model.schedule import worked_example
 
     if gate is not switches.gate:
         switches = replace(switches, gate=gate)
@@ -154,9 +154,9 @@ def reference_loop() -> Callable[[], object]:
 def event_walk() -> Callable[[], object]:
     """The event-walk floor (module docstring)."""
     from sim.engine.run import run as run_engine
-    from sim.schedule import worked_example
-    from sim.switches import COMBINATIONS
-    from sim.trace import Event, Kind
+    from sim.model.schedule import worked_example
+    from sim.model.switches import COMBINATIONS
+    from sim.engine.trace import Event, Kind
 
     example = run_engine(COMBINATIONS[0], worked_example(COMBINATIONS[0])).events
     runs = _runs()

@@ -1,7 +1,7 @@
 """Exhaustive bounded model checking of fault schedules (`sim check`).
 
 The bounded space: every fault schedule with at most `max_faults` faults, each one a fault
-that a registered fault kind (`sim.faults`) offers at a moment of the run at a tick <= horizon
+that a registered fault kind (`sim.model.faults`) offers at a moment of the run at a tick <= horizon
 (`Fault.offers`; `CheckBound.to_json` lists what each kind offers, in words).
 
 It is searched as a state space (`sim.search`): nodes are canonical states at the start of a
@@ -28,15 +28,15 @@ from typing import Any
 
 from sim import properties
 from sim.base.errors import SimError, SwitchError
-from sim.faults import FAULT_SETS, Fault, selected
-from sim.faults import describe as describe_list
+from sim.model.faults import FAULT_SETS, Fault, selected
+from sim.model.faults import describe as describe_list
 from sim.base.files import starts_with
 from sim.base.limits import MAX_CHECK_FAULTS
 from sim.run import counterexample
-from sim.schedule import Schedule
+from sim.model.schedule import Schedule
 from sim.base.memory import rss, tree_rss
 from sim.search import MERGES, Found, MemoryLimit, Node, Search, Space, fingerprint, node_key, root
-from sim.switches import (
+from sim.model.switches import (
     PROTECTIONS,
     WEAKENINGS,
     Checkpoints,
@@ -69,7 +69,7 @@ class CheckBound:
 
     max_faults: int = DEFAULT_MAX_FAULTS
     horizon: int = DEFAULT_HORIZON
-    #: which fault kinds (`sim.faults.FAULT_SETS`): the article's own, or all registered
+    #: which fault kinds (`sim.model.faults.FAULT_SETS`): the article's own, or all registered
     faults: str = "article"
 
     def __post_init__(self) -> None:

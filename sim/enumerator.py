@@ -2,7 +2,7 @@
 (`sim.search`): the search's test oracle and its benchmark's reference.
 
 The bounded space: every fault schedule with at most `max_faults` faults, each one a fault
-that a registered fault kind (`sim.faults`) offers at a moment of the run at a tick <= horizon
+that a registered fault kind (`sim.model.faults`) offers at a moment of the run at a tick <= horizon
 (`Fault.offers`; `CheckBound.to_json` lists what each kind offers, in words).
 
 A schedule counts only if every one of its faults takes effect (`trace.unfired` is empty):
@@ -56,11 +56,11 @@ from sim.check import (
 )
 from sim.engine.run import run_world
 from sim.engine.world import Consult, Position, World
-from sim.events import PLANNED
-from sim.faults import Fault, Moment
+from sim.engine.events import PLANNED
+from sim.model.faults import Fault, Moment
 from sim.search import Keys, keys
-from sim.switches import Switches
-from sim.trace import Event, Kind, Trace
+from sim.model.switches import Switches
+from sim.engine.trace import Event, Kind, Trace
 
 Code = tuple[Fault, ...]  # a schedule: its faults, in the order they are consulted
 
@@ -94,7 +94,7 @@ _KIND_CODE = {kind: i for i, kind in enumerate(Kind)}
 
 def fingerprint(events: Sequence[Event]) -> int:
     """An 8-byte BLAKE2b digest of what happened in the events, as an int: each event kind's
-    planned fields (`sim.events.PLANNED`, e.g. a silence's wake tick) are left out.
+    planned fields (`sim.engine.events.PLANNED`, e.g. a silence's wake tick) are left out.
 
     The encoding is the repr of plain values (ints, strings, None, bools, lists and dicts
     whose keys the engine inserts in a fixed order per event kind): it does not depend on

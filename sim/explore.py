@@ -34,19 +34,19 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from sim import properties
 from sim.base.errors import ScheduleError, SimError
-from sim.faults import FAULT_SETS, KINDS, Choices, Fault, selected
-from sim.faults import describe as describe_list
-from sim.faults.base import toward
+from sim.model.faults import FAULT_SETS, KINDS, Choices, Fault, selected
+from sim.model.faults import describe as describe_list
+from sim.model.faults.base import toward
 from sim.base.files import OutError, interrupts_held, write_out
 from sim.run import counterexample, simulate
-from sim.schedule import Schedule
-from sim.switches import PROTECTIONS, Switches
-from sim.trace import Kind, Trace
+from sim.model.schedule import Schedule
+from sim.model.switches import PROTECTIONS, Switches
+from sim.engine.trace import Kind, Trace
 
 if TYPE_CHECKING:  # pragma: no cover
     from hypothesis.strategies import DrawFn, SearchStrategy
 
-    from sim.outcome import Outcome
+    from sim.properties.outcome import Outcome
 
 T = TypeVar("T")
 
@@ -75,7 +75,7 @@ class ExploreBounds:
     sections: tuple[int, ...] = toward(EXAMPLE.sections, 2, 6)
     heartbeat_limits: tuple[int, ...] = toward(EXAMPLE.heartbeat_limit, 1, 4)
     newsletter_ready: tuple[int, ...] = toward(EXAMPLE.newsletter_ready, 0, 24)
-    #: which fault kinds are drawn (`sim.faults.FAULT_SETS`): the article's own, or all
+    #: which fault kinds are drawn (`sim.model.faults.FAULT_SETS`): the article's own, or all
     faults: str = "article"
 
     @property
@@ -186,7 +186,7 @@ def switches(**fixed: str) -> SearchStrategy[Switches]:
     """
     from hypothesis import strategies as st
 
-    from sim.switches import SWITCHES
+    from sim.model.switches import SWITCHES
 
     varying = [name for name in (*PROTECTIONS, "checkpoints", "gate") if name not in fixed]
     base = Switches().with_values(fixed)

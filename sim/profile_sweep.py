@@ -14,7 +14,7 @@ engine is credited only with what it keeps there (`credit`): an invariant that h
 through the application's part is credited to that part, not to the engine. Each
 row counts, per invariant, the event combinations in which it broke, and the runs that did
 not finish, with the model calls they spent. The runs are ordinary runs of the worked example's
-schedule (`sim.schedule.worked_example`), the same the 864-run sweep makes.
+schedule (`sim.model.schedule.worked_example`), the same the 864-run sweep makes.
 """
 
 from __future__ import annotations
@@ -23,11 +23,11 @@ import itertools
 from dataclasses import dataclass
 from typing import Any
 
-from sim.profiles import Profile
+from sim.model.profiles import Profile
 from sim.properties import ARTICLE_NAMES
 from sim.run import simulate
-from sim.schedule import worked_example
-from sim.switches import FAULT_SWITCHES, PROTECTIONS, SWITCHES, Switches
+from sim.model.schedule import worked_example
+from sim.model.switches import FAULT_SWITCHES, PROTECTIONS, SWITCHES, Switches
 
 #: every event combination, in the sweep's order (first value first)
 EVENTS: tuple[dict[str, str], ...] = tuple(

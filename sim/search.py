@@ -3,7 +3,7 @@
 A node is (tick, canonical state, faults used, faults still restricting what is offered,
 the property monitors' memos and which properties broke, idle). From a node at tick t, a
 transition is one choice of faults for tick t: none, or one fault at each of some of the
-moments the tick consults (`sim.faults.Moment`), as many as the budget allows. Each fault is
+moments the tick consults (`sim.model.faults.Moment`), as many as the budget allows. Each fault is
 one a registered kind offers there (`Fault.offers`), so the search walks exactly the
 schedules the bound names. The tick is stepped by the engine's own rules
 (`sim.engine.rules.run_tick`); the choices within a tick are enumerated as a generation
@@ -50,11 +50,11 @@ from sim.engine import canon
 from sim.engine.canon import canonical
 from sim.engine.rules import run_tick
 from sim.engine.state import State, initial_state
-from sim.faults import KINDS, Fault, Moment, check_order
+from sim.model.faults import KINDS, Fault, Moment, check_order
 from sim.properties.base import Monitor, Property, judged_under
-from sim.schedule import Schedule
-from sim.switches import Switches
-from sim.trace import Event
+from sim.model.schedule import Schedule
+from sim.model.switches import Switches
+from sim.engine.trace import Event
 
 #: faults in `sim check`'s canonical order, as comparable keys (the least path is the least of these)
 Keys = tuple[tuple[Any, ...], ...]

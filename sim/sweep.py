@@ -1,8 +1,8 @@
 """The 864-run sweep: every combination of the eight switches, the protections each run
 needed, and the aggregates the article talks about.
 
-Runs are numbered 1..864 in the order of `sim.switches.COMBINATIONS` (the product of the
-switches in `sim.switches.SWITCHES` order, first value first), so run 1 is the worked example with
+Runs are numbered 1..864 in the order of `sim.model.switches.COMBINATIONS` (the product of the
+switches in `sim.model.switches.SWITCHES` order, first value first), so run 1 is the worked example with
 every protection on and a run keeps its id as long as the switch set does not change.
 
 Definitions (docs/sweep.md explains them in words):
@@ -10,7 +10,7 @@ Definitions (docs/sweep.md explains them in words):
 - Event combination: the switches that say what happens to the work, `(silent, change,
   post_death)`, 2 x 3 x 2 = 12. Checkpoints are a cost lever, reported as cost.
 - Protections: fencing, version pins, the per-operation key and the strict newsletter rule
-  (`sim.switches.PROTECTIONS`). A protection is on at its "on" value; key and rule have two
+  (`sim.model.switches.PROTECTIONS`). A protection is on at its "on" value; key and rule have two
   weaker values each, and each is tried separately.
 - `needed`, per run: for each protection that is on, the runs that weaken it alone (all
   other switches equal) and the invariants they break that this run does not; the
@@ -39,11 +39,11 @@ from enum import Enum
 from typing import Any
 
 from sim.engine.run import run as run_engine
-from sim.outcome import Outcome, outcome, what_happened
+from sim.properties.outcome import Outcome, outcome, what_happened
 from sim.properties import ARTICLE_NAMES as NAMES
 from sim.properties import ARTICLE_SAFETY as SAFETY
-from sim.schedule import worked_example
-from sim.switches import (
+from sim.model.schedule import worked_example
+from sim.model.switches import (
     COMBINATIONS,
     FAULT_SWITCHES,
     PROTECTIONS,
@@ -56,7 +56,7 @@ from sim.switches import (
     Rule,
     Switches,
 )
-from sim.trace import Trace
+from sim.engine.trace import Trace
 
 #: the number of runs of the sweep (2 x 2 x 2 x 3 x 2 x 3 x 2 x 3).
 RUNS = len(COMBINATIONS)
@@ -100,7 +100,7 @@ def event_combination(switches: Switches) -> tuple[str, ...]:
 #: what the caller keeps of each fail-open run besides its outcome, computed from the run's
 #: trace in the process that simulated it (the trace is dropped there): `sim sweep` keeps the
 #: swimlane (`sim.render.grid.shared`) for the explainer page. It is called as
-#: `view(trace, what)` with `what = sim.outcome.what_happened(trace)`, computed once per run, so
+#: `view(trace, what)` with `what = sim.properties.outcome.what_happened(trace)`, computed once per run, so
 #: that a view can share its work between runs in which the same things happened. A
 #: module-level function, so that worker processes can receive it.
 View = Callable[[Trace, Hashable], Any]

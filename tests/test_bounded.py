@@ -15,7 +15,7 @@ import pytest
 from sim import check as checker
 from sim.cli import main
 from sim.base.memory import SizeError, parse_size, tree_rss
-from sim.switches import Checkpoints
+from sim.model.switches import Checkpoints
 
 SIM = str(Path(sys.executable).with_name("sim"))
 

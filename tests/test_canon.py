@@ -45,10 +45,10 @@ from sim.engine.state import (
     initially,
     working_copy,
 )
-from sim.schedule import worked_example
-from sim.faults import KINDS
+from sim.model.schedule import worked_example
+from sim.model.faults import KINDS
 from sim.search import NO_FAULTS, Node, NodeKey, Search, Space, node_key, root
-from sim.switches import Switches
+from sim.model.switches import Switches
 
 RECORDS = tuple(PLANS)
 

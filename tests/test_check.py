@@ -28,7 +28,7 @@ from sim.cli import main
 from sim.engine.run import run_world
 from sim.engine.world import World
 from sim.base.errors import ScheduleError
-from sim.faults import (
+from sim.model.faults import (
     DuplicateDelivery,
     Fault,
     Moment,
@@ -37,8 +37,8 @@ from sim.faults import (
     ReportChange,
     Silence,
 )
-from sim.faults import change as change_kind
-from sim.switches import Checkpoints, Switches
+from sim.model.faults import change as change_kind
+from sim.model.switches import Checkpoints, Switches
 
 ALL_ON = Config("all-on", Switches())
 #: the search's own figures at 2 faults, horizon 8, all protections on (per-step)
@@ -152,9 +152,9 @@ def test_walk_order_is_fixed() -> None:
 
 def test_fingerprints_and_split_do_not_depend_on_the_hash_seed() -> None:
     code = (
-        "from sim.check import check, CheckBound, Config; from sim.switches import Switches;"
+        "from sim.check import check, CheckBound, Config; from sim.model.switches import Switches;"
         "r = check([Config('a', Switches())], CheckBound(2, 5), split=9); print(r);"
-        "from sim.enumerator import fingerprint; from sim.engine.run import run; from sim.schedule import worked_example;"
+        "from sim.enumerator import fingerprint; from sim.engine.run import run; from sim.model.schedule import worked_example;"
         "print(fingerprint(run(Switches(), worked_example(Switches())).events))"
     )
     outputs = {

@@ -16,7 +16,7 @@ import pytest
 
 from sim.check import CheckBound, check, configurations
 from sim.cli import main
-from sim.switches import Checkpoints, Switches
+from sim.model.switches import Checkpoints, Switches
 from conftest import children_of
 
 distributed = pytest.importorskip("distributed")

@@ -35,12 +35,12 @@ from sim.engine.canon import canonical
 from sim.engine.rules import run_tick
 from sim.engine.state import State
 from sim.engine.world import World
-from sim.faults import KINDS, CodeUpdate, Fault, HeartbeatDelay, Silence, describe
-from sim.knobs import KNOBS
-from sim.profiles import NAMES as PROFILES
-from sim.profiles import get as profile
+from sim.model.faults import KINDS, CodeUpdate, Fault, HeartbeatDelay, Silence, describe
+from sim.model.knobs import KNOBS
+from sim.model.profiles import NAMES as PROFILES
+from sim.model.profiles import get as profile
 from sim.search import Found, Node, NodeKey, Search, Space, node_key, root
-from sim.switches import FAULT_SWITCHES, SWITCHES, Switches
+from sim.model.switches import FAULT_SWITCHES, SWITCHES, Switches
 
 #: every property, judged whatever the fault kinds (the widest comparison)
 ALL_JUDGED = (*properties.SAFETY, properties.EFFECTS_CONFIRMED)

@@ -26,13 +26,13 @@ from sim.explore import (
     shrink,
     single_faults,
 )
-from sim.faults import DuplicateDelivery, PosterDeath, PostPoint, ReportChange, Silence
-from sim.outcome import Outcome
+from sim.model.faults import DuplicateDelivery, PosterDeath, PostPoint, ReportChange, Silence
+from sim.properties.outcome import Outcome
 from sim.properties import guarded, unguarded_by
 from sim.run import simulate
-from sim.schedule import Schedule
-from sim.switches import Switches
-from sim.trace import Trace
+from sim.model.schedule import Schedule
+from sim.model.switches import Switches
+from sim.engine.trace import Trace
 
 
 def sim(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:

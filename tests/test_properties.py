@@ -17,12 +17,12 @@ from sim.explore import (
     settle_bound,
     switches,
 )
-from sim.faults import DuplicateDelivery, PosterDeath, ReportChange, Silence
+from sim.model.faults import DuplicateDelivery, PosterDeath, ReportChange, Silence
 from sim.properties import at_risk, guarded
 from sim.run import run_scenario, simulate
 from sim.scenario import dump, parse
-from sim.schedule import Schedule
-from sim.switches import WEAKENINGS, Switches
+from sim.model.schedule import Schedule
+from sim.model.switches import WEAKENINGS, Switches
 
 ALL_ON = {
     "per-step": Switches(),

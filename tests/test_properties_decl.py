@@ -13,13 +13,13 @@ from click.testing import CliRunner
 import sim.properties as props
 from sim import explore
 from sim.cli import cli
-from sim.outcome import FIELDS
+from sim.properties.outcome import FIELDS
 from sim.properties import base
 from sim.run import run_scenario, simulate
 from sim.scenario import load
-from sim.schedule import worked_example
-from sim.switches import COMBINATIONS, WEAKENINGS, Switches
-from sim.trace import Kind, Trace
+from sim.model.schedule import worked_example
+from sim.model.switches import COMBINATIONS, WEAKENINGS, Switches
+from sim.engine.trace import Kind, Trace
 
 INVARIANTS = ("duplicate-effect", "misused-dependant", "stale-write", "two-acceptances", "wrong-acceptance")
 

@@ -21,11 +21,11 @@ from sim.engine.run import run
 from sim.engine.rules import run_tick
 from sim.engine.state import State
 from sim.engine.world import World
-from sim.faults import KINDS, Fault
-from sim.schedule import worked_example
+from sim.model.faults import KINDS, Fault
+from sim.model.schedule import worked_example
 from sim.search import Chooser, Node, NodeKey, Search, root
 from sim.sweep import COMBINATIONS
-from sim.switches import Checkpoints, Switches
+from sim.model.switches import Checkpoints, Switches
 
 ROWS = configurations(Switches(), "each", list(Checkpoints))
 

@@ -19,13 +19,13 @@ import pytest
 
 from sim import sweep as sweep_mod
 from sim.engine.run import run as run_engine
-from sim.outcome import outcome, what_happened
+from sim.properties.outcome import outcome, what_happened
 from sim.render import grid as grid_mod
 from sim.render.explainer import encode
 from sim.render.text import tick_story
-from sim.schedule import worked_example
-from sim.switches import COMBINATIONS, Gate
-from sim.trace import Event, Kind, Trace
+from sim.model.schedule import worked_example
+from sim.model.switches import COMBINATIONS, Gate
+from sim.engine.trace import Event, Kind, Trace
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -33,7 +33,7 @@ from sim.commands.common import (
     switch_values,
     yes_option,
 )
-from sim.faults import FAULT_SETS
+from sim.model.faults import FAULT_SETS
 from sim.base.files import prepare_folder, refuse_special_in, replace_folder
 from sim.base.limits import MAX_CHECK_FAULTS
 from sim.properties import verdict
@@ -41,7 +41,7 @@ from sim.render.page import is_page_of, page_path
 from sim.render.text import column_widths, table_line
 from sim.scenario import parse
 from sim.search import MERGES
-from sim.switches import FAULT_SWITCHES, Checkpoints
+from sim.model.switches import FAULT_SWITCHES, Checkpoints
 from sim.base.memory import default_limit, megabytes, parse_size
 from sim.base.limits import usable_cpus
 from sim.workers import MAX_WORKERS, pool
@@ -120,7 +120,7 @@ def check(max_faults: int, horizon: int, faults: str, sets: tuple[str, ...], pro
     values = switch_values(sets, profile)
     base = checker.base_switches(values)
     if profile is not None and protections == "each":  # the engine alone, then each addition
-        from sim.profiles import get
+        from sim.model.profiles import get
 
         protections = ",".join(["all-on", *(c.setting for c in get(profile).missing())])
     modes = [base.checkpoints] if "checkpoints" in values else list(Checkpoints)
@@ -259,7 +259,7 @@ def _document(bound: checker.CheckBound, results: list[checker.Result],
             }
             for r in results
         ],
-        # knobs set away from their defaults that no row lets act (`sim.knobs.inert_notes`)
+        # knobs set away from their defaults that no row lets act (`sim.model.knobs.inert_notes`)
         "notes": notes,
     }
 

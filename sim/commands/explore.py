@@ -33,12 +33,12 @@ from sim.explore import (
 from sim.explore import (
     explore as run_search,
 )
-from sim.faults import FAULT_SETS
+from sim.model.faults import FAULT_SETS
 from sim.base.files import prepare_out, refuse_special_in
 from sim.base.limits import MAX_EXAMPLES, MAX_EXPLORE_FAULTS
 from sim.properties import BY_NAME, judged, not_judged
 from sim.render.page import page_path
-from sim.switches import for_own_schedules
+from sim.model.switches import for_own_schedules
 
 DEFAULT_OUT = Path("reports/counterexamples")
 

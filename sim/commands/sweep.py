@@ -183,10 +183,10 @@ def sweep(workers: int, as_json: bool, out: Path, profile: str | None, sets: tup
 def _profile_sweep(name: str, sets: tuple[str, ...], as_json: bool) -> int:
     """`sim sweep --profile NAME`: the engine alone and with each addition, over the events."""
     from sim.profile_sweep import EVENTS, credit, engine_keeps, profile_rows, row_adds, run_switches
-    from sim.schedule import worked_example
+    from sim.model.schedule import worked_example
     from sim.render.text import column_widths, table_line
-    from sim.profiles import get
-    from sim.switches import FAULT_SWITCHES, for_own_schedules
+    from sim.model.profiles import get
+    from sim.model.switches import FAULT_SWITCHES, for_own_schedules
 
     profile = get(name)
     values = switch_values(sets)

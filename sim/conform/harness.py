@@ -54,12 +54,12 @@ from sim.conform.engines import ENGINES, Behaviour, Engine
 from sim.conform.observed import Context, Observed
 from sim.conform.schedule import Hit, Schedule
 from sim.base.errors import SimError
-from sim.events import Accepted, payload
+from sim.engine.events import Accepted, payload
 from sim.base.files import pid_alive
-from sim.outcome import Outcome
+from sim.properties.outcome import Outcome
 from sim.run import run_scenario
 from sim.scenario import load
-from sim.trace import Kind, Trace, revenue
+from sim.engine.trace import Kind, Trace, revenue
 from sim.workers import die_with_parent
 
 #: the folder of app.py (the worker) and feed.py (the feed), which run as scripts

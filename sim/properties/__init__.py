@@ -45,9 +45,9 @@ from sim.properties.base import (
     registered,
     verdict,
 )
-from sim.faults import KINDS, Fault, effects_of
-from sim.switches import Switches
-from sim.trace import Kind, Trace
+from sim.model.faults import KINDS, Fault, effects_of
+from sim.model.switches import Switches
+from sim.engine.trace import Kind, Trace
 
 #: every property, in the fixed order: safety by name, then progress by name
 PROPERTIES: tuple[Property, ...] = ()

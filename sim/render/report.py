@@ -20,12 +20,12 @@ from pathlib import Path
 from typing import Any
 
 from sim.base.files import OutError, atomic_write_many
-from sim.outcome import FIELDS as OUTCOME_FIELDS
+from sim.properties.outcome import FIELDS as OUTCOME_FIELDS
 from sim.render.explainer import render_explainer
 from sim.render.grid import Grid
 from sim.render.overview import ROW_SWITCHES, COLUMN_SWITCHES, render_map
 from sim.scenario import NEWSLETTER_KEYS
-from sim.switches import Switches
+from sim.model.switches import Switches
 
 Document = dict[str, Any]
 
