@@ -15,7 +15,7 @@ import random
 import time
 from collections.abc import Callable
 
-from sim.explore import ExploreBounds, SeededChoices, draw_schedule, explore, schedules
+from sim.analysis.explore import ExploreBounds, SeededChoices, draw_schedule, explore, schedules
 from sim.run import simulate
 from sim.model.switches import Switches
 

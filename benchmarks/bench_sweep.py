@@ -119,7 +119,7 @@ def _stepped(world: Any) -> tuple[Any, ...]:
 
 def _runs() -> list[tuple[Any, Any]]:
     """The sweep's 1,008 runs as (switches of the combination, gate to run it with)."""
-    from sim.sweep import gate_subset_ids
+    from sim.analysis.sweep import gate_subset_ids
     from sim.model.switches import COMBINATIONS, Gate
 
     return [(s, s.gate) for s in COMBINATIONS] + [(COMBINATIONS[i - 1], Gate.FAIL_CLOSED) for i in gate_subset_ids()]
@@ -194,7 +194,7 @@ def main() -> int:
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT))  # this checkout's sim, in process as in the commands' subprocesses
 
-    from sim import sweep
+    from sim.analysis import sweep
     from sim.render.report import render_all
 
     tasks = [(i, "fail-open") for i in range(1, sweep.RUNS + 1)]

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from sim import check as checker
+from sim.analysis.check import check as checker
 from sim.cli import main
 from sim.base.memory import SizeError, parse_size, tree_rss
 from sim.model.switches import Checkpoints

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from sim.check import CheckBound, check, configurations
+from sim.analysis.check.check import CheckBound, check, configurations
 from sim.cli import main
 from sim.model.switches import Checkpoints, Switches
 from conftest import children_of

@@ -15,13 +15,13 @@ from typing import Any
 import pytest
 
 from sim import scenario as scenarios
-from sim import sweep as sweep_mod
+from sim.analysis import sweep as sweep_mod
 from sim.properties import BY_NAME, unguarded_by
 from sim.render import grid as grid_mod
 from sim.render.explainer import caveat, decode, render_explainer
 from sim.render.grid import CLASSES
 from sim.render.report import WRITERS, render_all
-from sim.sweep import Sweep, run_id
+from sim.analysis.sweep import Sweep, run_id
 from sim.model.switches import PROTECTIONS, SWEPT, SWITCHES, Switches
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from sim.sweep import run_id
+from sim.analysis.sweep import run_id
 from sim.model.switches import FAULT_SWITCHES, PROTECTIONS, SWEPT, SWITCHES, Switches
 
 pytestmark = pytest.mark.browser

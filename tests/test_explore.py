@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-import sim.explore as explore_module
+import sim.analysis.explore as explore_module
 from sim.cli import main
-from sim.explore import (
+from sim.analysis.explore import (
     ExploreBounds,
     SeededChoices,
     complexity,
@@ -366,7 +366,7 @@ def test_yes_runs_what_the_estimate_would_stop(tmp_path: Path, monkeypatch: pyte
 
 
 def test_the_estimate_samples_the_search_s_own_draws_without_changing_it() -> None:
-    from sim.explore import SAMPLE, estimate
+    from sim.analysis.explore import SAMPLE, estimate
 
     switches = Switches().with_values({"key": "none"})
     guess = estimate(switches, seed=3, examples=10_000)

@@ -18,10 +18,10 @@ import pytest
 
 import sim.model.faults as faults
 
-from sim import check as checker
-from sim import enumerator
+from sim.analysis.check import check as checker
+from sim.analysis.check import enumerator
 from sim.engine.run import run
-from sim.explore import (
+from sim.analysis.explore import (
     ExploreBounds,
     SeededChoices,
     draw_schedule,

@@ -103,7 +103,7 @@ def loaded_by(code: str, cwd: Path) -> set[str]:
 #: what none of these needs: Rich, Hypothesis, tabulate, the distribution search of
 #: importlib.metadata; and, but for the checker and the explorer, SimPy and the engine
 HEAVY = ("rich", "hypothesis", "tabulate", "importlib.metadata")
-ENGINE = ("simpy", "sim.engine", "sim.run", "sim.sweep")
+ENGINE = ("simpy", "sim.engine", "sim.run", "sim.analysis.sweep")
 
 
 @pytest.mark.parametrize(

@@ -9,9 +9,9 @@ import random
 
 import pytest
 
-from sim import enumerator
-from sim.check import CheckBound, Config, check, configurations
-from sim.explore import ExploreBounds, SeededChoices, draw_schedule
+from sim.analysis.check import enumerator
+from sim.analysis.check.check import CheckBound, Config, check, configurations
+from sim.analysis.explore import ExploreBounds, SeededChoices, draw_schedule
 from sim.model.faults import KINDS, PosterDeath, PosterPause, PostPoint, selected
 from sim.run import run_scenario
 from sim.scenario import dump, load, parse
@@ -149,7 +149,7 @@ def test_losing_the_acceptances_breaks_two_acceptances_with_every_protection_on(
 def test_explore_finds_the_unprotected_storage_loss_with_every_protection_on(tmp_path: object) -> None:
     from pathlib import Path
 
-    from sim.explore import explore as run_search
+    from sim.analysis.explore import explore as run_search
 
     out = Path(str(tmp_path))
     result = run_search(Switches(), seed=1, examples=3000, bounds=ExploreBounds(faults="all"), out=out)
@@ -323,7 +323,7 @@ def test_uncorrected_duplicate_is_judged_only_where_the_feed_is_not_the_articles
 def test_explore_with_a_short_retention_finds_a_duplicate_effect_that_replays(tmp_path: object) -> None:
     from pathlib import Path
 
-    from sim.explore import explore as run_search
+    from sim.analysis.explore import explore as run_search
 
     out = Path(str(tmp_path))
     switches = Switches().with_values({"retention": "2"})
@@ -645,7 +645,7 @@ def test_explore_finds_the_stale_write_of_a_restarted_token_counter_and_none_wit
     from pathlib import Path
 
     from sim.cli import main
-    from sim.explore import explore as run_search
+    from sim.analysis.explore import explore as run_search
 
     out = Path(str(tmp_path))
     bounds = ExploreBounds(faults="all")

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from sim.cli import main
-from sim.profile_sweep import EVENTS, OWN, credit, engine_keeps, profile_rows
+from sim.analysis.profile_sweep import EVENTS, OWN, credit, engine_keeps, profile_rows
 from sim.model.profiles import PROFILES, get
 from sim.properties import ARTICLE_NAMES
 from sim.run import simulate
@@ -201,8 +201,8 @@ def test_retries_cost_one_model_call_per_step_timeout_passed_while_paused_and_at
 @pytest.mark.parametrize("knob", ["zombie=from-memory", "fencing_scope=step", "fencing_by=owner", "fenced_end=adopts",
                                   "retries=2"])
 def test_check_under_an_engine_knob_agrees_with_the_enumerator(knob: str) -> None:
-    from sim import enumerator
-    from sim.check import CheckBound, check, configurations
+    from sim.analysis.check import enumerator
+    from sim.analysis.check.check import CheckBound, check, configurations
     from sim.model.switches import Checkpoints
 
     name, value = knob.split("=")

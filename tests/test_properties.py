@@ -1,6 +1,6 @@
 """Property tests over random fault schedules (Hypothesis; profiles in conftest.py).
 
-Each property draws schedules from `sim.explore.schedules()`, the same definition of the
+Each property draws schedules from `sim.analysis.explore.schedules()`, the same definition of the
 space `sim explore` searches, and reads verdicts only from the engine's trace and outcome.
 """
 
@@ -10,7 +10,7 @@ import pytest
 from hypothesis import find, given, settings
 from hypothesis import strategies as st
 
-from sim.explore import (
+from sim.analysis.explore import (
     ExploreBounds,
     fired_only,
     schedules,

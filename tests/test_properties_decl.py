@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 import sim.properties as props
-from sim import explore
+from sim.analysis import explore
 from sim.cli import cli
 from sim.properties.outcome import FIELDS
 from sim.properties import base

@@ -36,7 +36,7 @@ from sim.engine.events import Accepted, Feed, Lost, Newsletter, Refused, ReportC
 from sim.model.faults import DuplicateDelivery, PosterPause, Silence, StorageLoss
 from sim.properties.outcome import outcome
 from sim.properties import PROPERTIES, Seen
-from sim.explore import ExploreBounds, SeededChoices, draw_schedule
+from sim.analysis.explore import ExploreBounds, SeededChoices, draw_schedule
 from sim.model.knobs import KNOBS
 from sim.render import grid as grids
 from sim.render import itf, lifecycle, page, shown

@@ -1,4 +1,4 @@
-"""The sweep (sim/sweep.py) and `sim sweep` (sim/commands/sweep.py)."""
+"""The sweep (sim/analysis/sweep.py) and `sim sweep` (sim/commands/sweep.py)."""
 
 from __future__ import annotations
 
@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from sim import sweep as sweep_mod
+from sim.analysis import sweep as sweep_mod
 from sim.cli import main
 from sim.properties import ARTICLE_NAMES as NAMES  # the article's invariants (beyond it: docs/outside.md)
-from sim.sweep import Run, Sweep, gate_subset_ids, run_id, simulate_all
+from sim.analysis.sweep import Run, Sweep, gate_subset_ids, run_id, simulate_all
 from sim.model.switches import (
     COMBINATIONS,
     FAULT_SWITCHES,

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from sim import sweep as sweep_mod
+from sim.analysis import sweep as sweep_mod
 from sim.engine.run import run as run_engine
 from sim.properties.outcome import outcome, what_happened
 from sim.render import grid as grid_mod
@@ -115,10 +115,10 @@ def test_sim_sweep_imports_nothing_it_does_not_use() -> None:
         command("sweep")
         print(json.dumps(sorted(sys.modules)))
     """)
-    for unused in ("rich", "sim.check", "sim.explore", "sim.render.diff", "multiprocessing",
+    for unused in ("rich", "sim.analysis.check.check", "sim.analysis.explore", "sim.render.diff", "multiprocessing",
                    "concurrent.futures", "importlib.metadata", "email"):  # fmt: skip
         assert unused not in loaded, unused
-    assert {"simpy", "tabulate", "sim.sweep"} <= set(loaded)
+    assert {"simpy", "tabulate", "sim.analysis.sweep"} <= set(loaded)
 
 
 def test_simpy_and_tabulate_keep_their_versions_and_importlib_metadata_works_after() -> None:

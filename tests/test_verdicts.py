@@ -13,7 +13,7 @@ import pytest
 
 from sim import properties
 from sim.cli import main
-from sim.explore import ExploreBounds, SeededChoices, draw_schedule
+from sim.analysis.explore import ExploreBounds, SeededChoices, draw_schedule
 from sim.model.faults import KINDS, effects_of, selected
 from sim.model.knobs import KNOBS
 from sim.run import simulate

@@ -20,7 +20,7 @@ from sim.commands.common import (
     switch_values,
     yes_option,
 )
-from sim.explore import (
+from sim.analysis.explore import (
     TICK_BUCKET,
     TICK_BUCKETS,
     Exploration,
@@ -30,7 +30,7 @@ from sim.explore import (
     may_write,
     rerun_args,
 )
-from sim.explore import (
+from sim.analysis.explore import (
     explore as run_search,
 )
 from sim.model.faults import FAULT_SETS

@@ -60,7 +60,7 @@ from sim.properties.outcome import Outcome
 from sim.run import run_scenario
 from sim.scenario import load
 from sim.engine.trace import Kind, Trace, revenue
-from sim.workers import die_with_parent
+from sim.analysis.workers import die_with_parent
 
 #: the folder of app.py (the worker) and feed.py (the feed), which run as scripts
 HERE = Path(__file__).resolve().parent

@@ -39,7 +39,7 @@ refused at import) and, for `State`, its value at t0 as its default (a constant,
 `initially(f)`, f of the run's `Setup`). Everything else is derived from the fields:
 `initial_state` (`initial`), the rules' working copies (`working_copy`: `WorkingState`,
 `WorkingAttempt`, which `rules.Draft` and `rules.Worker` extend) and the canonical form
-(`sim.engine.canon`). An attempt's values at admission are the admission rule's
+(`sim.analysis.check.canon`). An attempt's values at admission are the admission rule's
 (`rules.admit`, by name); an `AttemptState` field with a default needs nothing there.
 """
 
@@ -271,7 +271,7 @@ class State(NamedTuple):
     field is declared here once: its type, what the canonical form keeps of it
     (`sim.engine.keep`) and its value at t0 (the default: a constant, or `initially(f)`, f
     of the run's `Setup`). `initial_state`, the rules' working copy (`WorkingState`) and
-    the canonical form (`sim.engine.canon`) are derived from these declarations."""
+    the canonical form (`sim.analysis.check.canon`) are derived from these declarations."""
 
     setup: Annotated[Setup, Fixed("the same in every node of one search")] = initially(lambda setup: setup)
     versions: Annotated[tuple[tuple[int, ...], ...], Dropped(

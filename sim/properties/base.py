@@ -250,7 +250,7 @@ class Monitor:
     break it once the run is over, in order (empty: it holds).
 
     The same monitor judges a whole trace (`Property.breaks`, for the renderers) and the
-    state-space search (`sim.search`, where the memo is part of each node), so a property
+    state-space search (`sim.analysis.check.search`, where the memo is part of each node), so a property
     is written once.
     """
 

@@ -11,7 +11,7 @@ combination (`#silent=paused&fencing=on&...`), so a link reproduces a view.
 
 Data comes from the sweep: the JSON document of `sweep.json` (switches, outcome, needed,
 summary) and each run's `Grid`, built where the run was simulated
-(`sim.sweep.simulate_all(grids=True)`); nothing of the 864 runs is simulated or derived
+(`sim.analysis.sweep.simulate_all(grids=True)`); nothing of the 864 runs is simulated or derived
 again here. The page's last section lists the ten failures beyond the article's model
 (`sim.model.cases`), each with the swimlanes of its named scenarios, which `case_views` runs.
 

@@ -279,7 +279,7 @@ _SHARED = Shared()
 
 def shared(trace: Trace, what: Hashable | None = None) -> Grid:
     """`build_shared` with this process's own cache: what `sim sweep` keeps of each run for
-    the explainer page (passed to `sim.sweep.sweep(view=...)`, so it runs in the process
+    the explainer page (passed to `sim.analysis.sweep.sweep(view=...)`, so it runs in the process
     that simulated the run, with the run's `what_happened` value as `what`)."""
     return build_shared(trace, _SHARED, what)
 

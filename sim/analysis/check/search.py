@@ -18,7 +18,7 @@ have the same future, so:
 
 - `schedules` (the number of paths from the root to an end) is exactly the number of
   schedules the bound holds, and each property's violation count is the number of those
-  schedules that break it, as the schedule enumerator (`sim.enumerator`) counts them;
+  schedules that break it, as the schedule enumerator (`sim.analysis.check.enumerator`) counts them;
 - the shortest counterexample of a property (fewest faults, then the earliest tick it
   broke, then the canonical order) is the one the enumerator finds.
 
@@ -30,7 +30,7 @@ schedule of its own: "no change" from there is the schedule already counted).
 A node whose budget is spent has one transition per tick and is still merged by level; a
 node past the horizon runs straight to its end without merging (`Search.straight`).
 
-Merging trusts the canonical form (`sim.engine.canon`). `Space.merge` "none" turns it off:
+Merging trusts the canonical form (`sim.analysis.check.canon`). `Space.merge` "none" turns it off:
 nodes merge only when their full states are equal (every field, history included), which
 needs no argument at all (the engine is a function of the state and the faults to come), so
 `sim check --merge none` reruns a doubtful verdict without trusting the canonical form, at
@@ -46,8 +46,8 @@ from typing import Any
 
 from sim.base import memory
 from sim import properties
-from sim.engine import canon
-from sim.engine.canon import canonical
+from sim.analysis.check import canon
+from sim.analysis.check.canon import canonical
 from sim.engine.rules import run_tick
 from sim.engine.state import State, initial_state
 from sim.model.faults import KINDS, Fault, Moment, check_order

@@ -1,5 +1,5 @@
 """The schedule enumerator that `sim check` used before its state-space search
-(`sim.search`): the search's test oracle and its benchmark's reference.
+(`sim.analysis.check.search`): the search's test oracle and its benchmark's reference.
 
 The bounded space: every fault schedule with at most `max_faults` faults, each one a fault
 that a registered fault kind (`sim.model.faults`) offers at a moment of the run at a tick <= horizon
@@ -46,7 +46,7 @@ from dataclasses import dataclass, field
 from hashlib import blake2b
 
 from sim import properties
-from sim.check import (
+from sim.analysis.check.check import (
     SETTING,
     CheckBound,
     Config,
@@ -58,7 +58,7 @@ from sim.engine.run import run_world
 from sim.engine.world import Consult, Position, World
 from sim.engine.events import PLANNED
 from sim.model.faults import Fault, Moment
-from sim.search import Keys, keys
+from sim.analysis.check.search import Keys, keys
 from sim.model.switches import Switches
 from sim.engine.trace import Event, Kind, Trace
 
@@ -202,7 +202,7 @@ class FingerprintSet:
 # -- the whole walk: every configuration's tree, walked by one scheduler ------------------------------
 @dataclass(frozen=True, slots=True)
 class Enumerated:
-    """What the walk found under one configuration (`sim.check.Result`'s figures, plus the
+    """What the walk found under one configuration (`sim.analysis.check.check.Result`'s figures, plus the
     distinct traces; the search cannot count those)."""
 
     config: Config

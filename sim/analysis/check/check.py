@@ -4,11 +4,11 @@ The bounded space: every fault schedule with at most `max_faults` faults, each o
 that a registered fault kind (`sim.model.faults`) offers at a moment of the run at a tick <= horizon
 (`Fault.offers`; `CheckBound.to_json` lists what each kind offers, in words).
 
-It is searched as a state space (`sim.search`): nodes are canonical states at the start of a
+It is searched as a state space (`sim.analysis.check.search`): nodes are canonical states at the start of a
 tick, transitions are the choices of faults within a tick, levels are ticks, and equal nodes
 merge. The search counts the schedules (paths) and, per property, those that break it, and
 finds each broken property's shortest counterexample, exactly as the schedule enumerator it
-replaced (`sim.enumerator`, kept as the test oracle and the benchmark's reference).
+replaced (`sim.analysis.check.enumerator`, kept as the test oracle and the benchmark's reference).
 
 Work units: each configuration is searched on its own, or split into `split` subtrees at the
 first level with at least `split` nodes (the nodes go to units by their stable fingerprint).
@@ -35,7 +35,7 @@ from sim.base.limits import MAX_CHECK_FAULTS
 from sim.run import counterexample
 from sim.model.schedule import Schedule
 from sim.base.memory import rss, tree_rss
-from sim.search import MERGES, Found, MemoryLimit, Node, Search, Space, fingerprint, node_key, root
+from sim.analysis.check.search import MERGES, Found, MemoryLimit, Node, Search, Space, fingerprint, node_key, root
 from sim.model.switches import (
     PROTECTIONS,
     WEAKENINGS,
@@ -277,7 +277,7 @@ def check(configs: Sequence[Config], bound: CheckBound, executor: Executor | Non
     the node and transition counts, never the schedules, verdicts or counterexamples) but
     not on the executor or `workers`. With `max_memory` (bytes) the check stops before this
     process and its workers together hold more (`OutOfMemory`, with what was found so far).
-    `merge` "none" merges only equal full states (`sim.search.MERGES`): the same schedules,
+    `merge` "none" merges only equal full states (`sim.analysis.check.search.MERGES`): the same schedules,
     counts and counterexamples, trusting no canonical form, with more nodes.
     """
     if merge not in MERGES:

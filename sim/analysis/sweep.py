@@ -217,7 +217,7 @@ def simulate_all(
         with _gc_paused():
             collect(simulate_chunk(chunk) for chunk in chunks)
     else:
-        from sim.workers import pool as worker_pool  # the process pool only when it is used
+        from sim.analysis.workers import pool as worker_pool  # the process pool only when it is used
 
         with worker_pool(workers) as pool:
             collect(pool.map(simulate_chunk, chunks))

@@ -4,7 +4,7 @@ an optional dependency: `pip install -e '.[dask]'`).
 `--scheduler HOST:PORT` (or `tcp://HOST:PORT`) connects to a running scheduler;
 `--scheduler local:N` starts a `LocalCluster` of N single-threaded worker processes on the
 loopback interface, on free ports, with no dashboard, and stops it afterwards. Either way the
-units go to the cluster through the client's `concurrent.futures` executor, so `sim.check`
+units go to the cluster through the client's `concurrent.futures` executor, so `sim.analysis.check.check`
 runs them exactly as it runs them on a local process pool. A unit is a pure function of its
 input: when a worker dies, the scheduler runs its lost units again elsewhere, and the
 merged result is the same.
