@@ -6,7 +6,7 @@ public surface; the command line (`sim.cli`) is built on them.
 
 Importing `sim` (which every `import sim.x` does first) imports none of them: each is
 imported from its module when it is first asked for (`sim.Outcome`, `from sim import
-simulate`), so `sim --version` or `import sim.engine.events` does not pay for the engine, and no
+simulate`), so `sim --version` or `import sim.model.events` does not pay for the engine, and no
 module of `sim` needs this package half imported (no import circle). The outcome function is
 `sim.properties.outcome.outcome`: `sim.properties.outcome` is its module.
 """

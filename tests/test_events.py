@@ -1,4 +1,4 @@
-"""Every event the engine logs has exactly the fields its kind declares in `sim.engine.events`."""
+"""Every event the engine logs has exactly the fields its kind declares in `sim.model.events`."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from sim import scenario as scenarios
 from sim.commands.common import load_scenario
 from sim.engine.run import run
 from sim.engine.actors import Status
-from sim.engine.events import (
+from sim.model.events import (
     EVENT_KINDS,
     PLANNED,
     CandidateWrite,

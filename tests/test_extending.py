@@ -30,7 +30,7 @@ from sim.model import faults
 from sim.model import knobs
 from sim import properties
 from sim.cli import main
-from sim.engine.events import Sent, payload
+from sim.model.events import Sent, payload
 from sim.engine.run import run
 from sim.model.faults import Copies, Fault, Moment, Unheard
 from sim.model.faults.base import Bounds, Choices, Observed, RunFacts, Setting, integer_field, lower

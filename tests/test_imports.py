@@ -101,23 +101,25 @@ def loaded_by(code: str, cwd: Path) -> set[str]:
 
 
 #: what none of these needs: Rich, Hypothesis, tabulate, the distribution search of
-#: importlib.metadata; and, but for the checker and the explorer, SimPy and the engine
+#: importlib.metadata; and, but for the checker and the explorer, SimPy and the engine (its
+#: modules but the run's record, `sim.engine.trace`, which the properties read)
 HEAVY = ("rich", "hypothesis", "tabulate", "importlib.metadata")
-ENGINE = ("simpy", "sim.engine", "sim.run", "sim.analysis.sweep")
+ENGINE = ("simpy", *(f"sim.engine.{m}" for m in ("actors", "order", "records", "rules", "run", "state", "world")),
+          "sim.run", "sim.analysis.sweep")  # fmt: skip
 
 
 @pytest.mark.parametrize(
     "code, needed, unneeded",
     [
-        ("import sim", set(), {*ENGINE, "sim.properties.outcome", "sim.properties", "sim.engine.events", "sim.engine.trace"}),
-        ("import sim.engine.events", {"sim.engine.events"}, {*ENGINE, "sim.properties.outcome", "sim.model.faults", "sim.model.knobs", "sim.model.switches"}),
+        ("import sim", set(), {*ENGINE, "sim.properties.outcome", "sim.properties", "sim.model.events", "sim.engine.trace"}),
+        ("import sim.model.events", {"sim.model.events"}, {*ENGINE, "sim.properties.outcome", "sim.model.faults", "sim.model.knobs", "sim.model.switches"}),
         ("from sim.cli import main\ntry:\n    main(['--version'])\nexcept SystemExit:\n    pass", {"click"},
          {*ENGINE, "sim.scenario", "sim.properties.outcome", "sim.properties", "sim.engine.trace"}),
         ("from sim.cli import main\nmain(['scenarios'])", {"sim.scenario"}, set(ENGINE)),
         ("from sim.commands import command\ncommand('check')\ncommand('explore')", {"sim.commands.check", "simpy"},
          {"sim.commands.trace", "sim.render.swimlane"}),  # the trace's renderers: only to write a page
     ],
-    ids=["sim", "sim.engine.events", "sim --version", "sim scenarios", "sim check and sim explore, loaded"],
+    ids=["sim", "sim.model.events", "sim --version", "sim scenarios", "sim check and sim explore, loaded"],
 )  # fmt: skip
 def test_a_command_imports_only_what_it_uses(code: str, needed: set[str], unneeded: set[str], tmp_path: Path) -> None:
     loaded = loaded_by(code, tmp_path)
@@ -145,7 +147,7 @@ def test_the_start_up_benchmark_runs() -> None:
     assert done.returncode == 0, done.stderr
     rows = [line for line in done.stdout.splitlines() if line.startswith("| `")]
     assert [row.split("`")[1] for row in rows] == [
-        "python -c pass", "sim --version", "sim scenarios", 'python -c "import sim.engine.events"']
+        "python -c pass", "sim --version", "sim scenarios", 'python -c "import sim.model.events"']
     assert all(" ms |" in row for row in rows) and "load (1, 5, 15 min) before:" in done.stdout
 
 

@@ -32,7 +32,7 @@ from sim.cli import cli
 from sim.commands.common import load_scenario
 from sim.engine.records import knows
 from sim.engine.state import State, Status
-from sim.engine.events import Accepted, Feed, Lost, Newsletter, Refused, ReportChanged, payload, write
+from sim.model.events import Accepted, Feed, Lost, Newsletter, Refused, ReportChanged, payload, write
 from sim.model.faults import DuplicateDelivery, PosterPause, Silence, StorageLoss
 from sim.properties.outcome import outcome
 from sim.properties import PROPERTIES, Seen

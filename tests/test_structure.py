@@ -208,7 +208,7 @@ def test_every_package_of_sim_is_listed_for_installation() -> None:
 MUTATORS = frozenset({"add", "append", "extend", "setdefault", "pop", "clear", "update", "discard", "remove", "insert"})
 #: where events may be folded: the engine, which publishes the state it reached with each step's
 #: events (`Trace.states`), and the declarations of the events
-FOLDS_ALLOWED = ("sim/engine/", "sim/engine/events.py")
+FOLDS_ALLOWED = ("sim/engine/", "sim/model/events.py")
 #: (module, function) -> why it may keep memory over a loop on events although it branches on
 #: their kinds. Not a state of the run: what the function has listed itself.
 FOLD_EXCEPTIONS = {

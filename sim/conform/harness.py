@@ -54,7 +54,7 @@ from sim.conform.engines import ENGINES, Behaviour, Engine
 from sim.conform.observed import Context, Observed
 from sim.conform.schedule import Hit, Schedule
 from sim.base.errors import SimError
-from sim.engine.events import Accepted, payload
+from sim.model.events import Accepted, payload
 from sim.base.files import pid_alive
 from sim.properties.outcome import Outcome
 from sim.run import run_scenario

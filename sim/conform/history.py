@@ -22,7 +22,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from sim.engine.events import Accepted, payload, write
+from sim.model.events import Accepted, payload, write
 from sim.engine.trace import Kind, Trace
 
 #: the steps in workflow order

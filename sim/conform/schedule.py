@@ -45,7 +45,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from sim.base.errors import SimError
-from sim.engine.events import Computed, Event, payload, write
+from sim.model.events import Computed, Event, payload, write
 from sim.run import run_scenario
 from sim.scenario import Scenario, parse
 from sim.engine.trace import Kind, Trace

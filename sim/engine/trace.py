@@ -13,9 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-# the kinds of event and an event are declared with their payloads (sim.engine.events); every
+# the kinds of event and an event are declared with their payloads (sim.model.events); every
 # reader of a trace may import them from here
-from sim.engine.events import REVENUE, Event, Kind, revenue
+from sim.model.events import REVENUE, Event, Kind, revenue
 
 if TYPE_CHECKING:  # pragma: no cover (the engine imports this module)
     from sim.engine.state import State

@@ -15,7 +15,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import simpy
+from sim.base import lean_import
+
+lean_import.load("simpy")  # first: SimPy without importlib.metadata
+
+import simpy  # noqa: E402
 
 from sim.engine.state import State, initial_state, input_ticks
 from sim.model.faults import Fault, Moment, RunFacts

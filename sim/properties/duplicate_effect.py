@@ -8,7 +8,7 @@ idempotency (receiver=none) or forgets keys (a finite retention).
 
 from __future__ import annotations
 
-from sim.engine.events import Feed, payload
+from sim.model.events import Feed, payload
 from sim.properties.base import (
     ALWAYS,
     GUARDS,

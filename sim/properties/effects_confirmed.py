@@ -17,7 +17,7 @@ behind, and with fencing on its intent write is rejected.
 
 from __future__ import annotations
 
-from sim.engine.events import write
+from sim.model.events import write
 from sim.properties.base import EVENTUALLY, GUARDS, Memo, Monitor, Property, register
 from sim.engine.trace import Event, Kind, Trace
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sim.engine.events import Accepted, PartTruth, payload
+from sim.model.events import Accepted, PartTruth, payload
 from sim.model.faults import Effect
 from sim.properties.base import ALWAYS, Hazard, Memo, Monitor, Property, Seen, register
 from sim.model.switches import Switches

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from sim.engine.events import Accepted, payload, write
+from sim.model.events import Accepted, payload, write
 from sim.properties.base import EVENTUALLY, GUARDS, Property, register
 from sim.engine.trace import Kind, Trace
 

@@ -12,7 +12,7 @@ off leaves without versions.)
 
 from __future__ import annotations
 
-from sim.engine.events import Newsletter, payload
+from sim.model.events import Newsletter, payload
 from sim.properties.base import (
     ALWAYS,
     GUARDS,

@@ -14,7 +14,7 @@ Guarded by fencing tokens: with fencing on, every protected store rejects such a
 
 from __future__ import annotations
 
-from sim.engine.events import write
+from sim.model.events import write
 from sim.properties.base import (
     ALWAYS,
     GUARDS,

@@ -6,7 +6,7 @@ already accepted for the current version (docs/model.md §5.3 a).
 
 from __future__ import annotations
 
-from sim.engine.events import Accepted, Refused, payload
+from sim.model.events import Accepted, Refused, payload
 from sim.properties.base import (
     ALWAYS,
     GUARDS,

@@ -19,7 +19,7 @@ paused poster, a request delivered twice).
 
 from __future__ import annotations
 
-from sim.engine.events import Feed, Retracted, payload
+from sim.model.events import Feed, Retracted, payload
 from sim.properties.base import (
     ALWAYS,
     GUARDS,

@@ -7,7 +7,7 @@ its parts' section hashes with the current report (docs/model.md §5.3 a).
 
 from __future__ import annotations
 
-from sim.engine.events import Accepted, Newsletter, Refused, payload
+from sim.model.events import Accepted, Newsletter, Refused, payload
 from sim.properties.base import (
     ALWAYS,
     GUARDS,

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sim.engine.state import AttemptState, Status
-from sim.engine.events import (
+from sim.model.events import (
     Accepted,
     Admitted,
     Adopted,

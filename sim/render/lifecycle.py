@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sim.engine.events import Feed, payload, write
+from sim.model.events import Feed, payload, write
 from sim.render.shown import At, epoch, refusals, ticks, verdict
 from sim.engine.trace import Kind, Trace
 

@@ -28,7 +28,7 @@ from typing import Any
 
 from sim.engine.records import knows
 from sim.engine.state import AttemptState, Setup, State, find_candidate
-from sim.engine.events import Refused, payload
+from sim.model.events import Refused, payload
 from sim.properties import violations
 from sim.engine.trace import Event, Kind, Trace, quoted, revenue
 

@@ -56,7 +56,7 @@ from sim.analysis.check.check import (
 )
 from sim.engine.run import run_world
 from sim.engine.world import Consult, Position, World
-from sim.engine.events import PLANNED
+from sim.model.events import PLANNED
 from sim.model.faults import Fault, Moment
 from sim.analysis.check.search import Keys, keys
 from sim.model.switches import Switches
@@ -94,7 +94,7 @@ _KIND_CODE = {kind: i for i, kind in enumerate(Kind)}
 
 def fingerprint(events: Sequence[Event]) -> int:
     """An 8-byte BLAKE2b digest of what happened in the events, as an int: each event kind's
-    planned fields (`sim.engine.events.PLANNED`, e.g. a silence's wake tick) are left out.
+    planned fields (`sim.model.events.PLANNED`, e.g. a silence's wake tick) are left out.
 
     The encoding is the repr of plain values (ints, strings, None, bools, lists and dicts
     whose keys the engine inserts in a fixed order per event kind): it does not depend on

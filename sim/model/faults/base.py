@@ -30,7 +30,7 @@ from enum import Enum
 from typing import Any, ClassVar, Protocol, TypeVar
 
 from sim.base.errors import ScenarioError, ScheduleError
-from sim.engine.events import Event
+from sim.model.events import Event
 from sim.base.limits import MAX_INT, quote
 
 T = TypeVar("T")
@@ -47,7 +47,7 @@ class Setting(Protocol):
 
 
 #: what a fault kind reads to see itself in a run: a trace event of its kind `shown_by`, whose
-#: payload it reads with `sim.engine.events.payload`
+#: payload it reads with `sim.model.events.payload`
 Observed = Event
 
 

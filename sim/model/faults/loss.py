@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sim.base.errors import ScenarioError
-from sim.engine.events import Lost, payload
+from sim.model.events import Lost, payload
 from sim.model.faults.base import (
     AtTick,
     Bounds,

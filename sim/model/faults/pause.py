@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sim.base.errors import ScheduleError
-from sim.engine.events import Silent, payload
+from sim.model.events import Silent, payload
 from sim.model.faults.base import (
     Bounds,
     Choices,

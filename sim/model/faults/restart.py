@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sim.base.errors import ScheduleError
-from sim.engine.events import ControllerDown, payload
+from sim.model.events import ControllerDown, payload
 from sim.model.faults.base import (
     Effect,
     AtTick,

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sim.base.errors import ScheduleError
-from sim.engine.events import Computed, payload
+from sim.model.events import Computed, payload
 from sim.model.faults.base import (
     Effect,
     WRONG,
