@@ -21,7 +21,7 @@ from sim.engine.trace import Event, Kind
 
 SIM = Path(__file__).resolve().parent.parent / "sim"
 #: the one module that reads details by key
-ALLOWED = SIM / "events.py"
+ALLOWED = SIM / "model" / "events.py"
 
 
 def _is_detail(node: ast.AST, aliases: set[str]) -> bool:
