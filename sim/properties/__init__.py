@@ -1,4 +1,5 @@
-"""The properties of a run, as data: one module per property, registered in `base`.
+"""The properties of a run, as data: one module per property, registered in `base`. Beside
+them, on the same floor, `outcome`: what a run came to (no property; it reads them).
 
 Safety properties (always): duplicate-effect, misused-dependant, stale-write,
 two-acceptances, wrong-acceptance, and beyond the article's model uncorrected-duplicate
