@@ -5,7 +5,7 @@
     .venv/bin/python benchmarks/bench_check.py dask       # 1 and 2 Dask workers, per-unit overhead
 
 `search` (default K = 3, T = 8, all-on, per-step; `--faults`, `--horizon` change it): the
-schedule enumerator (`sim.enumerator`, the reference) and the search, each in a fresh process
+schedule enumerator (`sim.analysis.check.enumerator`, the reference) and the search, each in a fresh process
 on one core, one after the other. Reports the enumerator's schedule-ticks (engine ticks run)
 against the search's transitions, the CPU seconds of each and their ratio, and whether the
 two agree (schedules, violations, counterexamples).
@@ -49,9 +49,9 @@ def fresh(code: str) -> dict[str, object]:
 
 ONE = """
 import json, time
-from sim.check import CheckBound, check, configurations
-from sim.switches import Checkpoints, Switches
-from sim import enumerator
+from sim.analysis.check.check import CheckBound, check, configurations
+from sim.model.switches import Checkpoints, Switches
+from sim.analysis.check import enumerator
 bound = CheckBound({k}, {t})
 configs = configurations(Switches(), "all", [Checkpoints.PER_STEP])
 start = time.process_time()
@@ -106,9 +106,9 @@ def big(workers: int) -> None:
 
 DASK = """
 import json, time
-from sim.check import CheckBound, check, configurations
-from sim.cluster import dask_executor
-from sim.switches import Checkpoints, Switches
+from sim.analysis.check.check import CheckBound, check, configurations
+from sim.analysis.check.cluster import dask_executor
+from sim.model.switches import Checkpoints, Switches
 configs = configurations(Switches(), "each", list(Checkpoints))
 with dask_executor("{address}") as (executor, threads):
     start = time.perf_counter()
@@ -122,9 +122,9 @@ print(json.dumps({{"seconds": seconds, "transitions": sum(r.transitions for r in
 TINY = """
 import json, time
 from concurrent.futures import wait
-from sim.check import CheckBound, configurations, run_unit, units_of
-from sim.cluster import dask_executor
-from sim.switches import Checkpoints, Switches
+from sim.analysis.check.check import CheckBound, configurations, run_unit, units_of
+from sim.analysis.check.cluster import dask_executor
+from sim.model.switches import Checkpoints, Switches
 (config,) = configurations(Switches(), "all", [Checkpoints.PER_STEP])
 units = [units_of(i, config, CheckBound(0, 1), 1)[0][0] for i in range(200)]
 start = time.perf_counter()

@@ -15,9 +15,9 @@ import random
 import time
 from collections.abc import Callable
 
-from sim.explore import ExploreBounds, SeededChoices, draw_schedule, explore, schedules
+from sim.analysis.explore import ExploreBounds, SeededChoices, draw_schedule, explore, schedules
 from sim.run import simulate
-from sim.switches import Switches
+from sim.model.switches import Switches
 
 
 def best_rate(label: str, n: int, repeat: int, body: Callable[[], int]) -> tuple[str, float]:

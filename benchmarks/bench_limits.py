@@ -32,7 +32,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 SIM = str(Path(sys.executable).with_name("sim"))
-N = 100  # entries in a list at most (sim.limits.MAX_LIST)
+N = 100  # entries in a list at most (sim.base.limits.MAX_LIST)
 
 
 def largest_scenario() -> str:

@@ -7,7 +7,7 @@ them alike), the CPU time (user + system of the child, from `os.wait4`) of
 - `python -c pass` (the reference: this interpreter, its site-packages, nothing of sim),
 - `sim --version`,
 - `sim scenarios`,
-- `python -c "import sim.events"` (for the record: what the trace's payloads cost),
+- `python -c "import sim.model.events"` (for the record: what the trace's payloads cost),
 
 each `--repeat` times (10), and prints each one's median and its excess over the reference's
 median, the target (`sim --version` and `sim scenarios` at most 100 ms above the reference)
@@ -35,7 +35,7 @@ COMMANDS = {
     "python -c pass": [sys.executable, "-c", "pass"],
     "sim --version": [SIM, "--version"],
     "sim scenarios": [SIM, "scenarios"],
-    'python -c "import sim.events"': [sys.executable, "-c", "import sim.events"],
+    'python -c "import sim.model.events"': [sys.executable, "-c", "import sim.model.events"],
 }
 REFERENCE = "python -c pass"
 #: the commands with a target, and the most CPU time each may take above the reference

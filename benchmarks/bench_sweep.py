@@ -119,15 +119,15 @@ def _stepped(world: Any) -> tuple[Any, ...]:
 
 def _runs() -> list[tuple[Any, Any]]:
     """The sweep's 1,008 runs as (switches of the combination, gate to run it with)."""
-    from sim.sweep import gate_subset_ids
-    from sim.switches import COMBINATIONS, Gate
+    from sim.analysis.sweep import gate_subset_ids
+    from sim.model.switches import COMBINATIONS, Gate
 
     return [(s, s.gate) for s in COMBINATIONS] + [(COMBINATIONS[i - 1], Gate.FAIL_CLOSED) for i in gate_subset_ids()]
 
 
 def _inputs(switches: Any, gate: Any) -> tuple[Any, Any]:
     """A run's switches and schedule, made as the sweep makes them."""
-    from sim.schedule import worked_example
+    from sim.model.schedule import worked_example
 
     if gate is not switches.gate:
         switches = replace(switches, gate=gate)
@@ -154,9 +154,9 @@ def reference_loop() -> Callable[[], object]:
 def event_walk() -> Callable[[], object]:
     """The event-walk floor (module docstring)."""
     from sim.engine.run import run as run_engine
-    from sim.schedule import worked_example
-    from sim.switches import COMBINATIONS
-    from sim.trace import Event, Kind
+    from sim.model.schedule import worked_example
+    from sim.model.switches import COMBINATIONS
+    from sim.engine.trace import Event, Kind
 
     example = run_engine(COMBINATIONS[0], worked_example(COMBINATIONS[0])).events
     runs = _runs()
@@ -194,7 +194,7 @@ def main() -> int:
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT))  # this checkout's sim, in process as in the commands' subprocesses
 
-    from sim import sweep
+    from sim.analysis import sweep
     from sim.render.report import render_all
 
     tasks = [(i, "fail-open") for i in range(1, sweep.RUNS + 1)]

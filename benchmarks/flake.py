@@ -40,7 +40,7 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from sim.limits import usable_cpus as cores  # the CPUs this process may use, not the machine's
+from sim.base.limits import usable_cpus as cores  # the CPUs this process may use, not the machine's
 
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = Path("/usr/bin/chromium")

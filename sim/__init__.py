@@ -6,9 +6,9 @@ public surface; the command line (`sim.cli`) is built on them.
 
 Importing `sim` (which every `import sim.x` does first) imports none of them: each is
 imported from its module when it is first asked for (`sim.Outcome`, `from sim import
-simulate`), so `sim --version` or `import sim.events` does not pay for the engine, and no
+simulate`), so `sim --version` or `import sim.model.events` does not pay for the engine, and no
 module of `sim` needs this package half imported (no import circle). The outcome function is
-`sim.outcome.outcome`: `sim.outcome` is its module.
+`sim.properties.outcome.outcome`: `sim.properties.outcome` is its module.
 """
 
 from __future__ import annotations
@@ -17,28 +17,28 @@ import importlib
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # what the names below are, for the type checker
-    from sim import faults
-    from sim.outcome import Outcome
+    from sim.model import faults
+    from sim.properties.outcome import Outcome
     from sim.run import run_scenario, simulate
     from sim.scenario import Scenario, load
-    from sim.schedule import Schedule, worked_example
-    from sim.switches import COMBINATIONS, Switches
-    from sim.trace import Event, Kind, Trace
+    from sim.model.schedule import Schedule, worked_example
+    from sim.model.switches import COMBINATIONS, Switches
+    from sim.engine.trace import Event, Kind, Trace
 
 #: each public name -> the module that defines it
 _WHERE = {
-    "COMBINATIONS": "sim.switches",
-    "Event": "sim.trace",
-    "Kind": "sim.trace",
-    "Outcome": "sim.outcome",
+    "COMBINATIONS": "sim.model.switches",
+    "Event": "sim.engine.trace",
+    "Kind": "sim.engine.trace",
+    "Outcome": "sim.properties.outcome",
     "Scenario": "sim.scenario",
-    "Schedule": "sim.schedule",
-    "Switches": "sim.switches",
-    "Trace": "sim.trace",
+    "Schedule": "sim.model.schedule",
+    "Switches": "sim.model.switches",
+    "Trace": "sim.engine.trace",
     "load": "sim.scenario",
     "run_scenario": "sim.run",
     "simulate": "sim.run",
-    "worked_example": "sim.schedule",
+    "worked_example": "sim.model.schedule",
 }
 
 __all__ = [
@@ -61,7 +61,7 @@ __all__ = [
 def __getattr__(name: str) -> object:
     """A public name, imported from its module now (PEP 562)."""
     if name == "faults":
-        return importlib.import_module("sim.faults")
+        return importlib.import_module("sim.model.faults")
     if name not in _WHERE:
         raise AttributeError(f"module 'sim' has no attribute {name!r}")
     value = getattr(importlib.import_module(_WHERE[name]), name)

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 import click
 
 from sim.commands import COMMANDS, command
-from sim.errors import SimError
+from sim.base.errors import SimError
 
 
 class _Commands(click.Group):
@@ -35,7 +35,7 @@ class _Commands(click.Group):
 def _version() -> str:
     """The installed package's version (read only when `--version` asks for it): from the name
     of its dist-info folder when it can be, which spares the import of `importlib.metadata`."""
-    from sim.lean_import import installed_version
+    from sim.base.lean_import import installed_version
 
     found = installed_version("sim")
     if found is not None:

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from sim.engine.run import run as run_engine
-from sim.errors import ScheduleError
-from sim.outcome import Outcome, outcome
+from sim.base.errors import ScheduleError
+from sim.properties.outcome import Outcome, outcome
 from sim.scenario import Scenario, dump
-from sim.schedule import Schedule
-from sim.switches import Switches
-from sim.trace import Trace
+from sim.model.schedule import Schedule
+from sim.model.switches import Switches
+from sim.engine.trace import Trace
 
 
 def simulate(switches: Switches, schedule: Schedule) -> tuple[Trace, Outcome]:

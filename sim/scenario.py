@@ -3,7 +3,7 @@
 A scenario is TOML:
 
     description = "one paragraph"
-    [switches]            # any of the nine switches or the knobs (sim.knobs); unnamed ones
+    [switches]            # any of the nine switches or the knobs (sim.model.knobs); unnamed ones
                           # take the worked example's value
     [schedule]            # optional: overrides of the schedule the switches build
     [expect]              # optional: outcome fields `sim trace --check` compares
@@ -25,10 +25,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sim.errors import ScenarioError, ScheduleError, SimError
-from sim.faults import KINDS, by_key
-from sim.knobs import KNOBS
-from sim.limits import (
+from sim.base.errors import ScenarioError, ScheduleError, SimError
+from sim.model.faults import KINDS, by_key
+from sim.model.knobs import KNOBS
+from sim.base.limits import (
     MAX_DEPTH,
     MAX_FILE_BYTES,
     MAX_HORIZON,
@@ -38,10 +38,10 @@ from sim.limits import (
     MAX_TEXT,
     quote,
 )
-from sim.outcome import FIELDS as OUTCOME_FIELDS
+from sim.properties.outcome import FIELDS as OUTCOME_FIELDS
 from sim import properties
-from sim.schedule import Schedule, worked_example
-from sim.switches import FAULT_SWITCHES, SWITCHES, Switches, parse_value
+from sim.model.schedule import Schedule, worked_example
+from sim.model.switches import FAULT_SWITCHES, SWITCHES, Switches, parse_value
 
 TOP_KEYS = ("description", "switches", "schedule", "expect")
 SCALARS = ("sections", "first_token", "heartbeat_limit", "newsletter_ready", "horizon")

@@ -45,7 +45,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
-from sim.limits import MAX_CHECK_FAULTS
+from sim.base.limits import MAX_CHECK_FAULTS
 
 T = TypeVar("T")
 

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from sim import check as checker
+from sim.analysis.check import check as checker
 from sim.cli import main
-from sim.memory import SizeError, parse_size, tree_rss
-from sim.switches import Checkpoints
+from sim.base.memory import SizeError, parse_size, tree_rss
+from sim.model.switches import Checkpoints
 
 SIM = str(Path(sys.executable).with_name("sim"))
 

@@ -1,4 +1,4 @@
-"""The canonical form is derived from declarations (`sim.engine.keep`, `sim.engine.canon`).
+"""The canonical form is derived from declarations (`sim.engine.keep`, `sim.analysis.check.canon`).
 
 - every field of the state's records declares what the form keeps of it (a new field
   without one fails here), and every record type the state holds has its form;
@@ -26,9 +26,9 @@ from typing import Annotated, Any, NamedTuple, get_type_hints
 import pytest
 
 from sim import properties
-from sim.check import SETTING
-from sim.engine import canon
-from sim.engine.canon import PLANS, canonical, declarations, records_in
+from sim.analysis.check.check import SETTING
+from sim.analysis.check import canon
+from sim.analysis.check.canon import PLANS, canonical, declarations, records_in
 from sim.engine.keep import KEPT, Dropped, Nested, Relative, While, declared
 from sim.engine.rules import Draft, Worker, run_tick
 from sim.engine.state import (
@@ -45,10 +45,10 @@ from sim.engine.state import (
     initially,
     working_copy,
 )
-from sim.schedule import worked_example
-from sim.faults import KINDS
-from sim.search import NO_FAULTS, Node, NodeKey, Search, Space, node_key, root
-from sim.switches import Switches
+from sim.model.schedule import worked_example
+from sim.model.faults import KINDS
+from sim.analysis.check.search import NO_FAULTS, Node, NodeKey, Search, Space, node_key, root
+from sim.model.switches import Switches
 
 RECORDS = tuple(PLANS)
 

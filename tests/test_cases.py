@@ -1,4 +1,4 @@
-"""The ten cases beyond the article's model (sim/cases.py) stay in step with the named
+"""The ten cases beyond the article's model (sim/model/cases.py) stay in step with the named
 scenarios, the fault kinds and knobs, and the README's section."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from sim import scenario as scenarios
-from sim.cases import CASES, runs_with
+from sim.model.cases import CASES, runs_with
 from sim.run import run_scenario
 
 ROOT = Path(__file__).resolve().parent.parent

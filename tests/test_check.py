@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from sim import check as checker
-from sim import enumerator
-from sim.check import (
+from sim.analysis.check import check as checker
+from sim.analysis.check import enumerator
+from sim.analysis.check.check import (
     CheckBound,
     Config,
     InlineExecutor,
@@ -23,12 +23,12 @@ from sim.check import (
     configurations,
     schedule_of,
 )
-from sim.enumerator import Job, run_job
+from sim.analysis.check.enumerator import Job, run_job
 from sim.cli import main
 from sim.engine.run import run_world
 from sim.engine.world import World
-from sim.errors import ScheduleError
-from sim.faults import (
+from sim.base.errors import ScheduleError
+from sim.model.faults import (
     DuplicateDelivery,
     Fault,
     Moment,
@@ -37,8 +37,8 @@ from sim.faults import (
     ReportChange,
     Silence,
 )
-from sim.faults import change as change_kind
-from sim.switches import Checkpoints, Switches
+from sim.model.faults import change as change_kind
+from sim.model.switches import Checkpoints, Switches
 
 ALL_ON = Config("all-on", Switches())
 #: the search's own figures at 2 faults, horizon 8, all protections on (per-step)
@@ -152,9 +152,9 @@ def test_walk_order_is_fixed() -> None:
 
 def test_fingerprints_and_split_do_not_depend_on_the_hash_seed() -> None:
     code = (
-        "from sim.check import check, CheckBound, Config; from sim.switches import Switches;"
+        "from sim.analysis.check.check import check, CheckBound, Config; from sim.model.switches import Switches;"
         "r = check([Config('a', Switches())], CheckBound(2, 5), split=9); print(r);"
-        "from sim.enumerator import fingerprint; from sim.engine.run import run; from sim.schedule import worked_example;"
+        "from sim.analysis.check.enumerator import fingerprint; from sim.engine.run import run; from sim.model.schedule import worked_example;"
         "print(fingerprint(run(Switches(), worked_example(Switches())).events))"
     )
     outputs = {

@@ -186,8 +186,8 @@ def test_scenarios_check_runs_every_named_scenario(capsys: pytest.CaptureFixture
 
 
 def test_trace_help_lists_every_switch_and_knob_with_its_values(capsys: pytest.CaptureFixture[str]) -> None:
-    from sim.knobs import KNOBS
-    from sim.switches import SWITCHES
+    from sim.model.knobs import KNOBS
+    from sim.model.switches import SWITCHES
 
     code, out, _ = run_cli(capsys, "trace", "--help")
     text = " ".join(out.split()).replace("- ", "-")  # click may wrap a line after a hyphen

@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from sim.check import CheckBound, check, configurations
+from sim.analysis.check.check import CheckBound, check, configurations
 from sim.cli import main
-from sim.switches import Checkpoints, Switches
+from sim.model.switches import Checkpoints, Switches
 from conftest import children_of
 
 distributed = pytest.importorskip("distributed")

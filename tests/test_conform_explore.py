@@ -23,9 +23,9 @@ from sim.conform import explore, harness, schedule
 from sim.conform.engines import ENGINES, SERVERLESS
 from sim.conform.harness import FAULTS
 from sim.conform.schedule import Schedule
-from sim.events import Computed, Silent, payload
+from sim.model.events import Computed, Silent, payload
 from sim.run import run_scenario
-from sim.trace import Kind
+from sim.engine.trace import Kind
 from conftest import children_of, live
 
 FIXED = {

@@ -6,7 +6,7 @@ fault kinds, a bound) this compares
 - (a) the state-space search, merging nodes by their canonical state (`sim check`);
 - (b) the search with `merge="none"`, merging only nodes whose full states are equal
   (`sim check --merge none`: trusts no canonical form);
-- (c) the plain schedule enumerator (`sim.enumerator`: one engine run per schedule);
+- (c) the plain schedule enumerator (`sim.analysis.check.enumerator`: one engine run per schedule);
 
 on the schedules counted, the schedules breaking each property (every property, judged
 whatever the fault set) and the shortest counterexample of each. A disagreement prints the
@@ -29,18 +29,19 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sim import enumerator, properties
-from sim.check import SETTING, CheckBound, Config, Result, result_of
-from sim.engine.canon import canonical
+from sim.analysis.check import enumerator
+from sim import properties
+from sim.analysis.check.check import SETTING, CheckBound, Config, Result, result_of
+from sim.analysis.check.canon import canonical
 from sim.engine.rules import run_tick
 from sim.engine.state import State
 from sim.engine.world import World
-from sim.faults import KINDS, CodeUpdate, Fault, HeartbeatDelay, Silence, describe
-from sim.knobs import KNOBS
-from sim.profiles import NAMES as PROFILES
-from sim.profiles import get as profile
-from sim.search import Found, Node, NodeKey, Search, Space, node_key, root
-from sim.switches import FAULT_SWITCHES, SWITCHES, Switches
+from sim.model.faults import KINDS, CodeUpdate, Fault, HeartbeatDelay, Silence, describe
+from sim.model.knobs import KNOBS
+from sim.model.profiles import NAMES as PROFILES
+from sim.model.profiles import get as profile
+from sim.analysis.check.search import Found, Node, NodeKey, Search, Space, node_key, root
+from sim.model.switches import FAULT_SWITCHES, SWITCHES, Switches
 
 #: every property, judged whatever the fault kinds (the widest comparison)
 ALL_JUDGED = (*properties.SAFETY, properties.EFFECTS_CONFIRMED)
@@ -303,12 +304,12 @@ def test_the_three_agree_on_1000_more_settings_up_to_three_faults_horizon_8(sett
 def test_a_disagreement_names_the_setting_and_the_schedules(monkeypatch: pytest.MonkeyPatch) -> None:
     """The report of a disagreement, on a canonical form made unsound on purpose (it forgets
     every attempt's unheard window): the options that rerun it and the two merged paths."""
-    import sim.search
+    import sim.analysis.check.search
 
     def forgetful(state: State) -> Any:
         return canonical(state._replace(attempts=tuple(a._replace(unheard=None) for a in state.attempts)))
 
-    monkeypatch.setattr(sim.search, "canonical", forgetful)
+    monkeypatch.setattr(sim.analysis.check.search, "canonical", forgetful)
     setting = Setting(None, {}, ("heartbeat_delays",), 2, 6)
     with pytest.raises(AssertionError) as failed:
         judge(setting, cap=3000)

@@ -7,12 +7,12 @@ import json
 
 import pytest
 
-from sim.faults import DuplicateDelivery, PosterDeath, PostPoint, ReportChange, Silence
-from sim.outcome import outcome
+from sim.model.faults import DuplicateDelivery, PosterDeath, PostPoint, ReportChange, Silence
+from sim.properties.outcome import outcome
 from sim.run import simulate
-from sim.schedule import Schedule, worked_example
-from sim.switches import Switches
-from sim.trace import Kind, Trace
+from sim.model.schedule import Schedule, worked_example
+from sim.model.switches import Switches
+from sim.engine.trace import Kind, Trace
 
 
 def run(**values: str) -> Trace:
@@ -314,7 +314,7 @@ def test_a_crashed_unknown_attempt_stays_unknown_when_its_candidate_is_refused()
 
 
 def test_a_wake_after_the_horizon_is_a_bad_schedule() -> None:
-    from sim.errors import ScheduleError
+    from sim.base.errors import ScheduleError
 
     with pytest.raises(ScheduleError, match="wakes at t250, after the horizon t200"):
         Schedule(faults=(Silence(1, 6, 250),))
@@ -325,11 +325,11 @@ def test_a_successor_does_not_resend_an_announcement_already_confirmed() -> None
     #1 wakes at t10 and confirms its own post before its successor #2 acts in that tick:
     #2 finds the record confirmed and is done without sending (before this correction it
     resent, and with no key the feed applied the announcement twice)."""
-    from sim.faults import Silence
+    from sim.model.faults import Silence
     from sim.run import simulate
-    from sim.schedule import worked_example
-    from sim.switches import Switches
-    from sim.trace import Kind
+    from sim.model.schedule import worked_example
+    from sim.model.switches import Switches
+    from sim.engine.trace import Kind
 
     switches = Switches().with_values({"change": "never", "post_death": "no", "fencing": "off", "key": "none"})
     trace, outcome = simulate(switches, worked_example(switches).with_faults((Silence(1, 7, 10),)))

@@ -1,4 +1,4 @@
-"""Every event the engine logs has exactly the fields its kind declares in `sim.events`."""
+"""Every event the engine logs has exactly the fields its kind declares in `sim.model.events`."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from sim import scenario as scenarios
 from sim.commands.common import load_scenario
 from sim.engine.run import run
 from sim.engine.actors import Status
-from sim.events import (
+from sim.model.events import (
     EVENT_KINDS,
     PLANNED,
     CandidateWrite,
@@ -25,9 +25,9 @@ from sim.events import (
 )
 from sim.render.text import brief, describe
 from sim.run import run_scenario
-from sim.schedule import worked_example
-from sim.switches import COMBINATIONS
-from sim.trace import Event, Kind, Trace
+from sim.model.schedule import worked_example
+from sim.model.switches import COMBINATIONS
+from sim.engine.trace import Event, Kind, Trace
 
 
 def mismatches(trace: Trace) -> list[str]:

@@ -15,14 +15,14 @@ from typing import Any
 import pytest
 
 from sim import scenario as scenarios
-from sim import sweep as sweep_mod
+from sim.analysis import sweep as sweep_mod
 from sim.properties import BY_NAME, unguarded_by
 from sim.render import grid as grid_mod
 from sim.render.explainer import caveat, decode, render_explainer
 from sim.render.grid import CLASSES
 from sim.render.report import WRITERS, render_all
-from sim.sweep import Sweep, run_id
-from sim.switches import PROTECTIONS, SWEPT, SWITCHES, Switches
+from sim.analysis.sweep import Sweep, run_id
+from sim.model.switches import PROTECTIONS, SWEPT, SWITCHES, Switches
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -261,9 +261,9 @@ def test_presets_are_the_named_scenarios_in_the_sweep(data: dict[str, Any], page
 
 
 def test_the_cases_beyond_the_article_are_listed_with_their_scenarios_swimlanes(page: str, data: dict[str, Any]) -> None:
-    """The last section lists each case of sim.cases with the swimlane of each named
+    """The last section lists each case of sim.model.cases with the swimlane of each named
     scenario: the same grid `sim trace NAME` draws, encoded as the runs' grids are."""
-    from sim.cases import CASES
+    from sim.model.cases import CASES
     from sim.run import run_scenario
 
     assert [number for number, _ in data["cases"]] == [c.number for c in CASES]

@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
-from sim.sweep import run_id
-from sim.switches import FAULT_SWITCHES, PROTECTIONS, SWEPT, SWITCHES, Switches
+from sim.analysis.sweep import run_id
+from sim.model.switches import FAULT_SWITCHES, PROTECTIONS, SWEPT, SWITCHES, Switches
 
 pytestmark = pytest.mark.browser
 
@@ -454,7 +454,7 @@ def test_the_cases_beyond_the_article_draw_their_swimlanes(page: Any) -> None:
     """Each case's scenarios are drawn as swimlanes in the last section, with the same
     row labels the terminal view has."""
     from sim import scenario as scenarios
-    from sim.cases import CASES
+    from sim.model.cases import CASES
     from sim.render.grid import build
     from sim.run import run_scenario
 
@@ -473,7 +473,7 @@ def test_the_cases_beyond_the_article_draw_their_swimlanes(page: Any) -> None:
 def test_a_profile_sets_the_engines_switches_and_says_what_the_application_adds(page: Any) -> None:
     """Picking an engine profile shows the run with the swept switches that engine gives by
     itself (the events as they were), and names what the application must add."""
-    from sim.profiles import get
+    from sim.model.profiles import get
 
     open_page(page)
     page.click("button[data-profile]:text-is('temporal')")

@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-import sim.explore as explore_module
+import sim.analysis.explore as explore_module
 from sim.cli import main
-from sim.explore import (
+from sim.analysis.explore import (
     ExploreBounds,
     SeededChoices,
     complexity,
@@ -26,13 +26,13 @@ from sim.explore import (
     shrink,
     single_faults,
 )
-from sim.faults import DuplicateDelivery, PosterDeath, PostPoint, ReportChange, Silence
-from sim.outcome import Outcome
+from sim.model.faults import DuplicateDelivery, PosterDeath, PostPoint, ReportChange, Silence
+from sim.properties.outcome import Outcome
 from sim.properties import guarded, unguarded_by
 from sim.run import simulate
-from sim.schedule import Schedule
-from sim.switches import Switches
-from sim.trace import Trace
+from sim.model.schedule import Schedule
+from sim.model.switches import Switches
+from sim.engine.trace import Trace
 
 
 def sim(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
@@ -198,7 +198,7 @@ def test_sigint_to_the_cli_exits_130_and_keeps_the_files(tmp_path: Path) -> None
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )  # fmt: skip
     # the program's own signal: a counterexample file on disk is one its report lists (the
-    # file and the record are written with Ctrl-C held back, sim.files.interrupts_held)
+    # file and the record are written with Ctrl-C held back, sim.base.files.interrupts_held)
     deadline = time.monotonic() + 300  # a backstop for a hang, not a timing the test relies on
     while not any(tmp_path.glob("*.toml")) and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -366,7 +366,7 @@ def test_yes_runs_what_the_estimate_would_stop(tmp_path: Path, monkeypatch: pyte
 
 
 def test_the_estimate_samples_the_search_s_own_draws_without_changing_it() -> None:
-    from sim.explore import SAMPLE, estimate
+    from sim.analysis.explore import SAMPLE, estimate
 
     switches = Switches().with_values({"key": "none"})
     guess = estimate(switches, seed=3, examples=10_000)

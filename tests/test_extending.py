@@ -26,26 +26,28 @@ from typing import Any
 import pytest
 
 import sim.scenario as scenario_module
-from sim import faults, knobs, properties
+from sim.model import faults
+from sim.model import knobs
+from sim import properties
 from sim.cli import main
-from sim.events import Sent, payload
+from sim.model.events import Sent, payload
 from sim.engine.run import run
-from sim.faults import Copies, Fault, Moment, Unheard
-from sim.faults.base import Bounds, Choices, Observed, RunFacts, Setting, integer_field, lower
-from sim.knobs import Knob
+from sim.model.faults import Copies, Fault, Moment, Unheard
+from sim.model.faults.base import Bounds, Choices, Observed, RunFacts, Setting, integer_field, lower
+from sim.model.knobs import Knob
 from sim.properties import ALWAYS, Property
 from sim.properties.base import Monitor
 from sim.scenario import dump, parse
-from sim.schedule import Schedule
-from sim.switches import Switches
-from sim.trace import Event, Kind, Trace
+from sim.model.schedule import Schedule
+from sim.model.switches import Switches
+from sim.engine.trace import Event, Kind, Trace
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "extending.md"
 
 
-# -- the fault kind's module (sim/faults/three_copies.py) ------------------------------------
-#: its directive: one the SEND moment's rule already carries out (`sim.faults.Copies`)
+# -- the fault kind's module (sim/model/faults/three_copies.py) ------------------------------------
+#: its directive: one the SEND moment's rule already carries out (`sim.model.faults.Copies`)
 THRICE = Copies(3)
 
 
@@ -120,7 +122,7 @@ class ThreeCopies(Fault):
         return f"any send at a tick <= t{horizon}, three times"
 
 
-# -- the knob's module (sim/knobs/three_strict.py) -------------------------------------------
+# -- the knob's module (sim/model/knobs/three_strict.py) -------------------------------------------
 KNOB = Knob(
     name="three_strict",
     values=("off", "on"),
@@ -172,7 +174,7 @@ def registries() -> tuple[object, ...]:
 
 @pytest.fixture
 def toys() -> Iterator[None]:
-    """Register the toys (sim/faults/__init__.py's `register` line, sim/knobs/__init__.py's
+    """Register the toys (sim/model/faults/__init__.py's `register` line, sim/model/knobs/__init__.py's
     and sim/properties/__init__.py's imports), then restore every registry."""
     before = registries()
     faults.register(ThreeCopies)
@@ -260,8 +262,8 @@ def test_the_toys_reach_sim_check(toys: None, tmp_path: Path, monkeypatch: pytes
 #: the new kind's, knob's or property's name; a file not carried out here says why)
 RECIPES: dict[str, dict[str, str]] = {
     "A fault kind": {
-        "sim/faults/NAME.py": "ThreeCopies, its directive one the SEND moment's rule carries out",
-        "sim/faults/__init__.py": "the `register` line: `toys`",
+        "sim/model/faults/NAME.py": "ThreeCopies, its directive one the SEND moment's rule carries out",
+        "sim/model/faults/__init__.py": "the `register` line: `toys`",
         "scenarios/NAME.toml": "SCENARIO, checked by `sim trace --check`",
         "tests/golden/trace-NAME-80.txt": "its screen: test_a_named_toy_scenario_changes_what_the_doc_says",
         "tests/golden/trace-NAME-120.txt": "its screen: test_a_named_toy_scenario_changes_what_the_doc_says",
@@ -271,8 +273,8 @@ RECIPES: dict[str, dict[str, str]] = {
         "tests/test_outside.py": "`--faults all` figures: test_a_kind_beyond_the_article_changes_the_faults_all_figures",
     },
     "A knob": {
-        "sim/knobs/NAME.py": "KNOB",
-        "sim/knobs/__init__.py": "the import line: `toys`",
+        "sim/model/knobs/NAME.py": "KNOB",
+        "sim/model/knobs/__init__.py": "the import line: `toys`",
         "sim/engine/state.py": "not here: the engine reads a knob through `Setup`; the toy is read by PROPERTY",
         "sim/engine/rules.py": "not here: the rule that applies it; the toy acts through PROPERTY's `applies`",
         "scenarios/NAME.toml": "SCENARIO (three_strict = \"on\")",

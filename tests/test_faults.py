@@ -16,12 +16,12 @@ from typing import Any
 
 import pytest
 
-import sim.faults as faults
+import sim.model.faults as faults
 
-from sim import check as checker
-from sim import enumerator
+from sim.analysis.check import check as checker
+from sim.analysis.check import enumerator
 from sim.engine.run import run
-from sim.explore import (
+from sim.analysis.explore import (
     ExploreBounds,
     SeededChoices,
     draw_schedule,
@@ -29,7 +29,7 @@ from sim.explore import (
     observed,
     single_faults,
 )
-from sim.faults import (
+from sim.model.faults import (
     KINDS,
     DuplicateDelivery,
     Fault,
@@ -42,7 +42,7 @@ from sim.faults import (
     register,
     unregister,
 )
-from sim.faults.base import (
+from sim.model.faults.base import (
     Bounds,
     Choices,
     Observed,
@@ -53,8 +53,8 @@ from sim.faults.base import (
     lower,
 )
 from sim.scenario import dump, parse
-from sim.schedule import Schedule
-from sim.switches import Switches
+from sim.model.schedule import Schedule
+from sim.model.switches import Switches
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,7 +137,7 @@ def hiccups() -> Iterator[type[Hiccup]]:
 
 
 def test_the_registry_holds_the_article_kinds_then_the_others_in_file_order() -> None:
-    # read from sim/faults/__init__.py's register lines, so a new kind is one line there
+    # read from sim/model/faults/__init__.py's register lines, so a new kind is one line there
     lines = (Path(faults.__file__).read_text(encoding="utf-8")).splitlines()
     in_file = [line[len("register("):-1] for line in lines if line.startswith("register(")]
     assert [k.__name__ for k in KINDS] == in_file
@@ -215,7 +215,7 @@ def test_silences_of_one_attempt_may_not_overlap_the_one_rule() -> None:
 
 
 def test_nth_zero_is_refused_not_read_as_one() -> None:
-    from sim.errors import SimError
+    from sim.base.errors import SimError
 
     with pytest.raises(SimError, match="nth must be at least 1, got 0"):
         parse('[schedule]\nposter_deaths = [{point = "after-send", nth = 0}]\n', "z.toml", "z").schedule

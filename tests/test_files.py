@@ -1,4 +1,4 @@
-"""The one writer (sim/files.py) and the workers (sim/workers.py): symlinks at a target are
+"""The one writer (sim/base/files.py) and the workers (sim/analysis/workers.py): symlinks at a target are
 never followed, temporary files never stay, a replaced set is swapped as a whole, `--out` is
 checked before the work, workers are capped, die with their parent, and a failure to start
 them is one line."""
@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 from conftest import processes
 
-from sim import files
+from sim.base import files
 from sim.cli import main
-from sim.files import (
+from sim.base.files import (
     TEMP_PREFIX,
     OutError,
     atomic_write,
@@ -28,7 +28,7 @@ from sim.files import (
     replace_folder,
     temp_name,
 )
-from sim.workers import MAX_WORKERS
+from sim.analysis.workers import MAX_WORKERS
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -236,7 +236,7 @@ def test_a_bad_out_is_one_line_before_any_work(tmp_path: Path, capsys: pytest.Ca
     def no_work(*args: object, **kwargs: object) -> None:
         raise AssertionError("the work started")
 
-    monkeypatch.setattr(importlib.import_module("sim.check"), "check", no_work)
+    monkeypatch.setattr(importlib.import_module("sim.analysis.check.check"), "check", no_work)
     monkeypatch.setattr(importlib.import_module("sim.commands.sweep"), "run_sweep", no_work)
     monkeypatch.setattr(importlib.import_module("sim.commands.explore"), "run_search", no_work)
     (tmp_path / "afile").write_text("")

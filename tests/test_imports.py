@@ -78,7 +78,7 @@ def test_no_import_circle_among_sims_modules() -> None:
 
 def test_the_graph_sees_a_circle_through_a_package_namespace() -> None:
     """A package that imports a module which reads a name from the package is a circle
-    (what sim and sim.outcome were); a module reading a sibling submodule is not."""
+    (what sim and sim.properties.outcome were); a module reading a sibling submodule is not."""
     edges = {
         "p": imported("from p.a import A\n", "p"),
         "p.a": imported("from p import b\nimport p.c\nif TYPE_CHECKING:\n    from p.d import D\n", "p"),
@@ -101,23 +101,25 @@ def loaded_by(code: str, cwd: Path) -> set[str]:
 
 
 #: what none of these needs: Rich, Hypothesis, tabulate, the distribution search of
-#: importlib.metadata; and, but for the checker and the explorer, SimPy and the engine
+#: importlib.metadata; and, but for the checker and the explorer, SimPy and the engine (its
+#: modules but the run's record, `sim.engine.trace`, which the properties read)
 HEAVY = ("rich", "hypothesis", "tabulate", "importlib.metadata")
-ENGINE = ("simpy", "sim.engine", "sim.run", "sim.sweep")
+ENGINE = ("simpy", *(f"sim.engine.{m}" for m in ("actors", "order", "records", "rules", "run", "state", "world")),
+          "sim.run", "sim.analysis.sweep")  # fmt: skip
 
 
 @pytest.mark.parametrize(
     "code, needed, unneeded",
     [
-        ("import sim", set(), {*ENGINE, "sim.outcome", "sim.properties", "sim.events", "sim.trace"}),
-        ("import sim.events", {"sim.events"}, {*ENGINE, "sim.outcome", "sim.faults", "sim.knobs", "sim.switches"}),
+        ("import sim", set(), {*ENGINE, "sim.properties.outcome", "sim.properties", "sim.model.events", "sim.engine.trace"}),
+        ("import sim.model.events", {"sim.model.events"}, {*ENGINE, "sim.properties.outcome", "sim.model.faults", "sim.model.knobs", "sim.model.switches"}),
         ("from sim.cli import main\ntry:\n    main(['--version'])\nexcept SystemExit:\n    pass", {"click"},
-         {*ENGINE, "sim.scenario", "sim.outcome", "sim.properties", "sim.trace"}),
+         {*ENGINE, "sim.scenario", "sim.properties.outcome", "sim.properties", "sim.engine.trace"}),
         ("from sim.cli import main\nmain(['scenarios'])", {"sim.scenario"}, set(ENGINE)),
         ("from sim.commands import command\ncommand('check')\ncommand('explore')", {"sim.commands.check", "simpy"},
          {"sim.commands.trace", "sim.render.swimlane"}),  # the trace's renderers: only to write a page
     ],
-    ids=["sim", "sim.events", "sim --version", "sim scenarios", "sim check and sim explore, loaded"],
+    ids=["sim", "sim.model.events", "sim --version", "sim scenarios", "sim check and sim explore, loaded"],
 )  # fmt: skip
 def test_a_command_imports_only_what_it_uses(code: str, needed: set[str], unneeded: set[str], tmp_path: Path) -> None:
     loaded = loaded_by(code, tmp_path)
@@ -128,9 +130,9 @@ def test_a_command_imports_only_what_it_uses(code: str, needed: set[str], unneed
 def test_the_library_surface_is_there_when_asked_for() -> None:
     """`sim`'s public names are imported on first use, and are the modules' own."""
     import sim
-    from sim.outcome import Outcome
+    from sim.properties.outcome import Outcome
     from sim.run import simulate
-    from sim.trace import Trace
+    from sim.engine.trace import Trace
 
     assert sim.Outcome is Outcome and sim.simulate is simulate and sim.Trace is Trace
     assert sorted(sim.__all__) == sorted(name for name in sim.__all__ if getattr(sim, name) is not None)
@@ -145,7 +147,7 @@ def test_the_start_up_benchmark_runs() -> None:
     assert done.returncode == 0, done.stderr
     rows = [line for line in done.stdout.splitlines() if line.startswith("| `")]
     assert [row.split("`")[1] for row in rows] == [
-        "python -c pass", "sim --version", "sim scenarios", 'python -c "import sim.events"']
+        "python -c pass", "sim --version", "sim scenarios", 'python -c "import sim.model.events"']
     assert all(" ms |" in row for row in rows) and "load (1, 5, 15 min) before:" in done.stdout
 
 
@@ -154,7 +156,7 @@ def test_sim_version_says_what_importlib_metadata_says(tmp_path: Path) -> None:
     of importlib.metadata; it is the version importlib.metadata finds, from anywhere."""
     from importlib.metadata import version
 
-    from sim.lean_import import installed_version
+    from sim.base.lean_import import installed_version
 
     for cwd in (tmp_path, ROOT):  # the checkout's sim.egg-info comes first from ROOT: left to metadata
         done = subprocess.run([sys.executable, "-m", "sim", "--version"], cwd=cwd, capture_output=True, text=True,

@@ -13,8 +13,8 @@ from sim.cli import cli
 from sim.commands.common import load_scenario
 from sim.render import itf
 from sim.run import run_scenario, simulate
-from sim.schedule import worked_example
-from sim.switches import COMBINATIONS
+from sim.model.schedule import worked_example
+from sim.model.switches import COMBINATIONS
 
 
 def doc_of(*args: str) -> dict[str, Any]:

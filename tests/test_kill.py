@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 from conftest import processes
 
-from sim.files import LEGACY, TEMP_PREFIX
+from sim.base.files import LEGACY, TEMP_PREFIX
 
 SIM = str(Path(sys.executable).parent / "sim")
 

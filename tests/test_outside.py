@@ -9,15 +9,15 @@ import random
 
 import pytest
 
-from sim import enumerator
-from sim.check import CheckBound, Config, check, configurations
-from sim.explore import ExploreBounds, SeededChoices, draw_schedule
-from sim.faults import KINDS, PosterDeath, PosterPause, PostPoint, selected
+from sim.analysis.check import enumerator
+from sim.analysis.check.check import CheckBound, Config, check, configurations
+from sim.analysis.explore import ExploreBounds, SeededChoices, draw_schedule
+from sim.model.faults import KINDS, PosterDeath, PosterPause, PostPoint, selected
 from sim.run import run_scenario
 from sim.scenario import dump, load, parse
-from sim.schedule import Schedule, worked_example
-from sim.switches import Checkpoints, Switches
-from sim.trace import Kind
+from sim.model.schedule import Schedule, worked_example
+from sim.model.switches import Checkpoints, Switches
+from sim.engine.trace import Kind
 
 BEYOND = [kind for kind in KINDS if not kind.article]
 
@@ -111,7 +111,7 @@ def test_a_step_fence_does_not_stop_a_late_send_either() -> None:
 
 
 def test_a_pause_and_a_death_of_one_post_cannot_both_be_scheduled() -> None:
-    from sim.errors import ScheduleError
+    from sim.base.errors import ScheduleError
 
     with pytest.raises(ScheduleError, match="same moment"):
         Schedule(faults=(PosterDeath(PostPoint.AFTER_SEND, 1), PosterPause(1, 3)))
@@ -149,7 +149,7 @@ def test_losing_the_acceptances_breaks_two_acceptances_with_every_protection_on(
 def test_explore_finds_the_unprotected_storage_loss_with_every_protection_on(tmp_path: object) -> None:
     from pathlib import Path
 
-    from sim.explore import explore as run_search
+    from sim.analysis.explore import explore as run_search
 
     out = Path(str(tmp_path))
     result = run_search(Switches(), seed=1, examples=3000, bounds=ExploreBounds(faults="all"), out=out)
@@ -184,7 +184,7 @@ def test_heartbeat_delays_compose_and_a_crash_inside_one_does_not_restart_the_co
     one it heard (issue 22, defect 4)."""
     import dataclasses
 
-    from sim.faults import HeartbeatDelay
+    from sim.model.faults import HeartbeatDelay
     from sim.run import simulate
 
     def unknown(trace):  # type: ignore[no-untyped-def]
@@ -215,7 +215,7 @@ def test_check_with_overlapping_delays_and_silences_agrees_with_the_enumerator(
 ) -> None:
     """Two faults among silences, heartbeat delays and code changes: overlapping delays and
     crashes inside a delay, where the canonical state must keep what the count runs from."""
-    from sim.faults import CodeUpdate, HeartbeatDelay, Silence
+    from sim.model.faults import CodeUpdate, HeartbeatDelay, Silence
 
     monkeypatch.setattr(CheckBound, "kinds", property(lambda self: (Silence, HeartbeatDelay, CodeUpdate)))
     rows = [Config("x", Switches().with_values(values))]
@@ -292,7 +292,7 @@ def test_compensation_corrects_the_duplicate_it_cannot_prevent() -> None:
 
 def test_compensation_does_not_correct_a_copy_sent_by_anyone_but_a_successor() -> None:
     """A request delivered twice is not a successor's resend: nothing retracts the copy."""
-    from sim.faults import DuplicateDelivery
+    from sim.model.faults import DuplicateDelivery
     from sim.run import simulate
 
     switches = Switches().with_values({"change": "never", "post_death": "no", "receiver": "none", "compensate": "yes"})
@@ -323,7 +323,7 @@ def test_uncorrected_duplicate_is_judged_only_where_the_feed_is_not_the_articles
 def test_explore_with_a_short_retention_finds_a_duplicate_effect_that_replays(tmp_path: object) -> None:
     from pathlib import Path
 
-    from sim.explore import explore as run_search
+    from sim.analysis.explore import explore as run_search
 
     out = Path(str(tmp_path))
     switches = Switches().with_values({"retention": "2"})
@@ -369,7 +369,7 @@ def test_faithful_digest_never_breaks_in_the_sweep_nor_in_the_article_scenarios(
     from sim import properties
     from sim.engine.run import run
     from sim.scenario import names
-    from sim.switches import COMBINATIONS
+    from sim.model.switches import COMBINATIONS
 
     prop = properties.BY_NAME["faithful-digest"]
     assert not prop.article and prop.guard is None
@@ -456,7 +456,7 @@ def test_a_stuck_attempt_stays_the_owner_whatever_its_heartbeats() -> None:
     defect 5; docs/model.md §9)."""
     import dataclasses
 
-    from sim.faults import ControllerRestart
+    from sim.model.faults import ControllerRestart
     from sim.run import simulate
 
     _, strict = run_scenario(load("code-changed-strict"))
@@ -518,7 +518,7 @@ def test_explore_finds_each_case_nothing_protects_against_with_every_protection_
     from pathlib import Path
 
     from sim.cli import main
-    from sim.faults import CodeUpdate, SnapshotMutation, StorageLoss, WrongSummary
+    from sim.model.faults import CodeUpdate, SnapshotMutation, StorageLoss, WrongSummary
 
     out = Path(str(tmp_path))
     assert main(["explore", "--faults", "all", "--seed", "1", "--examples", "300", "--out", str(out)]) == 0
@@ -609,8 +609,8 @@ def test_old_suspicion_timers_suspect_a_live_owner_at_once() -> None:
 
 
 def test_a_schedule_has_at_most_one_controller_restart_and_it_comes_by_the_horizon() -> None:
-    from sim.errors import ScheduleError
-    from sim.faults import ControllerRestart
+    from sim.base.errors import ScheduleError
+    from sim.model.faults import ControllerRestart
 
     with pytest.raises(ScheduleError, match="at most one"):
         Schedule(faults=(ControllerRestart(3, 1), ControllerRestart(9, 1)))
@@ -645,7 +645,7 @@ def test_explore_finds_the_stale_write_of_a_restarted_token_counter_and_none_wit
     from pathlib import Path
 
     from sim.cli import main
-    from sim.explore import explore as run_search
+    from sim.analysis.explore import explore as run_search
 
     out = Path(str(tmp_path))
     bounds = ExploreBounds(faults="all")
@@ -675,7 +675,7 @@ def test_with_every_protection_on_and_every_fault_kind_exactly_two_properties_br
     """`sim check --faults all -k 1 -t 12`, all-on, both checkpoint modes: faithful-digest,
     shortest from bytes changed under their hash at t0 (case 5), and two-acceptances, shortest
     from the acceptance records lost at t7 (case 10); nothing else. The README reports it."""
-    from sim.faults import SnapshotMutation, StorageLoss
+    from sim.model.faults import SnapshotMutation, StorageLoss
 
     rows = configurations(Switches(), "all", list(Checkpoints))
     for result in check(rows, CheckBound(1, 12, faults="all")):

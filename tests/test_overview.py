@@ -11,7 +11,7 @@ import pytest
 
 from sim.render import overview
 from sim.render.report import WRITERS
-from sim.switches import SWEPT, SWITCHES
+from sim.model.switches import SWEPT, SWITCHES
 
 ROOT = Path(__file__).resolve().parent.parent
 REPORTS = ROOT / "reports"

@@ -34,10 +34,10 @@ import pytest
 
 from sim.conform.engines import ENGINES
 from sim.conform.harness import FAULTS, figures, context, from_model
-from sim.knobs import KNOBS
+from sim.model.knobs import KNOBS
 from sim.run import run_scenario
 from sim.scenario import load
-from sim.switches import SWITCHES
+from sim.model.switches import SWITCHES
 
 ROOT = Path(__file__).resolve().parent.parent
 REPORT = ROOT / "reports" / "conformance.json"

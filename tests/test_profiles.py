@@ -1,4 +1,4 @@
-"""Engine profiles (sim/profiles.py): data that names real settings with a source for each
+"""Engine profiles (sim/model/profiles.py): data that names real settings with a source for each
 claim, `sim profiles`, `--profile` on the commands, and `sim sweep --profile`."""
 
 from __future__ import annotations
@@ -8,12 +8,12 @@ import json
 import pytest
 
 from sim.cli import main
-from sim.profile_sweep import EVENTS, OWN, credit, engine_keeps, profile_rows
-from sim.profiles import PROFILES, get
+from sim.analysis.profile_sweep import EVENTS, OWN, credit, engine_keeps, profile_rows
+from sim.model.profiles import PROFILES, get
 from sim.properties import ARTICLE_NAMES
 from sim.run import simulate
-from sim.schedule import worked_example
-from sim.switches import PROTECTIONS, Switches
+from sim.model.schedule import worked_example
+from sim.model.switches import PROTECTIONS, Switches
 
 
 def run_cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
@@ -112,7 +112,7 @@ def events_of(trace, kind, attempt=None):  # type: ignore[no-untyped-def]
 def test_a_zombie_from_memory_computes_what_the_article_s_zombie_restores() -> None:
     from sim.run import run_scenario
     from sim.scenario import load
-    from sim.trace import Kind
+    from sim.engine.trace import Kind
 
     article, _ = run_scenario(load("main").with_switches({"fencing": "off"}))
     zombie, outcome = run_scenario(load("zombie-from-memory"))
@@ -126,7 +126,7 @@ def test_a_zombie_from_memory_computes_what_the_article_s_zombie_restores() -> N
 def test_step_fencing_discards_a_replaced_worker_s_result_and_gives_it_no_further_step() -> None:
     from sim.run import run_scenario
     from sim.scenario import load
-    from sim.trace import Kind
+    from sim.engine.trace import Kind
 
     article, article_outcome = run_scenario(load("main-end-only"))
     stepped, outcome = run_scenario(load("step-fencing"))
@@ -140,7 +140,7 @@ def test_step_fencing_discards_a_replaced_worker_s_result_and_gives_it_no_furthe
 def test_fencing_by_owner_agrees_with_fencing_by_token_while_epochs_are_never_reused() -> None:
     """Every admission publishes a new epoch, so in all 864 runs of the sweep the owner check
     refuses exactly the writes the token check refuses."""
-    from sim.switches import COMBINATIONS
+    from sim.model.switches import COMBINATIONS
 
     for switches in COMBINATIONS:
         _, token = simulate(switches, worked_example(switches))
@@ -152,7 +152,7 @@ def test_fencing_by_owner_agrees_with_fencing_by_token_while_epochs_are_never_re
 def test_a_fenced_worker_that_adopts_returns_the_first_outcome_and_changes_nothing_else() -> None:
     from sim.run import run_scenario
     from sim.scenario import load
-    from sim.trace import Kind
+    from sim.engine.trace import Kind
 
     article, article_outcome = run_scenario(load("main"))
     adopts, outcome = run_scenario(load("fenced-adopts"))
@@ -176,7 +176,7 @@ def test_a_fenced_worker_that_adopts_returns_the_first_outcome_and_changes_nothi
 def test_retries_cost_one_model_call_per_step_timeout_passed_while_paused_and_at_most_n() -> None:
     from sim.run import run_scenario
     from sim.scenario import load
-    from sim.trace import Kind
+    from sim.engine.trace import Kind
 
     article, article_outcome = run_scenario(load("main"))
     retried, outcome = run_scenario(load("step-retries"))
@@ -201,9 +201,9 @@ def test_retries_cost_one_model_call_per_step_timeout_passed_while_paused_and_at
 @pytest.mark.parametrize("knob", ["zombie=from-memory", "fencing_scope=step", "fencing_by=owner", "fenced_end=adopts",
                                   "retries=2"])
 def test_check_under_an_engine_knob_agrees_with_the_enumerator(knob: str) -> None:
-    from sim import enumerator
-    from sim.check import CheckBound, check, configurations
-    from sim.switches import Checkpoints
+    from sim.analysis.check import enumerator
+    from sim.analysis.check.check import CheckBound, check, configurations
+    from sim.model.switches import Checkpoints
 
     name, value = knob.split("=")
     rows = configurations(Switches().with_values({name: value}), "fencing=off,all-on",
@@ -244,7 +244,7 @@ def test_step_functions_runs_a_redrive_on_its_input_and_is_not_credited_with_the
     pins=on (with its acceptance check) does."""
     from sim.run import run_scenario
     from sim.scenario import load
-    from sim.trace import Kind
+    from sim.engine.trace import Kind
 
     sfn = get("step-functions")
     assert sfn.settings()["pins"] == "off" and "pins=on" in [c.setting for c in sfn.missing()]
@@ -296,8 +296,8 @@ def test_every_claim_cites_the_page_that_states_it() -> None:
 
 
 def test_only_a_protection_turned_on_may_name_an_application_part(monkeypatch: pytest.MonkeyPatch) -> None:
-    from sim import profiles as profiles_mod
-    from sim.profiles import Claim, Profile
+    from sim.model import profiles as profiles_mod
+    from sim.model.profiles import Claim, Profile
 
     bad = Profile("bad", "bad", (Claim("fencing=off", "why", "technical companion §7", application_part="x"),), ())
     monkeypatch.setattr(profiles_mod, "PROFILES", (bad,))

@@ -1,6 +1,6 @@
 """Property tests over random fault schedules (Hypothesis; profiles in conftest.py).
 
-Each property draws schedules from `sim.explore.schedules()`, the same definition of the
+Each property draws schedules from `sim.analysis.explore.schedules()`, the same definition of the
 space `sim explore` searches, and reads verdicts only from the engine's trace and outcome.
 """
 
@@ -10,19 +10,19 @@ import pytest
 from hypothesis import find, given, settings
 from hypothesis import strategies as st
 
-from sim.explore import (
+from sim.analysis.explore import (
     ExploreBounds,
     fired_only,
     schedules,
     settle_bound,
     switches,
 )
-from sim.faults import DuplicateDelivery, PosterDeath, ReportChange, Silence
+from sim.model.faults import DuplicateDelivery, PosterDeath, ReportChange, Silence
 from sim.properties import at_risk, guarded
 from sim.run import run_scenario, simulate
 from sim.scenario import dump, parse
-from sim.schedule import Schedule
-from sim.switches import WEAKENINGS, Switches
+from sim.model.schedule import Schedule
+from sim.model.switches import WEAKENINGS, Switches
 
 ALL_ON = {
     "per-step": Switches(),

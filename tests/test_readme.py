@@ -113,3 +113,54 @@ def test_each_readme_command_runs_as_written(command: str, tmp_path: Path) -> No
         assert done.stdout == "" and done.stderr.count("\n") == 1 and done.stderr.startswith("sim: error: ")
     else:
         assert done.stdout.strip(), f"{command} printed nothing"
+
+
+# -- the Layout names every package, module and test file -----------------------------------
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def layout_entries() -> dict[str, str]:
+    """The README's Layout block as {first word of an entry: its text}; an entry's later lines
+    are indented."""
+    block = re.search(r"## Layout\n.*?```\n(.*?)```", README, re.DOTALL)
+    assert block is not None
+    entries: dict[str, str] = {}
+    last = ""
+    for line in block[1].splitlines():
+        if line.startswith(" "):
+            entries[last] = entries.get(last, "") + " " + line.strip()
+        else:
+            last, _, text = line.partition(" ")
+            entries[last] = text
+    return entries
+
+
+def unnamed(entries: dict[str, str]) -> list[str]:
+    """Each package of sim/ without its entry (`sim/__init__.py` has its own), each module named neither by its path nor as
+    `name.py` in its package's entry, each tests/ file not named in the tests/ entry."""
+    text = " ".join(f"{k} {v}" for k, v in entries.items())
+    missing = []
+    for path in sorted((ROOT / "sim").rglob("*.py")):
+        where = path.relative_to(ROOT)
+        folder = f"{where.parent}/"
+        if path.name == "__init__.py":
+            missing += [] if folder in entries or str(where) in entries else [folder]
+        elif not re.search(rf"(?<![\w/]){re.escape(str(where))}\b", text) and not re.search(
+            rf"(?<![\w/]){re.escape(path.name)}\b", entries.get(folder, "")
+        ):
+            missing.append(str(where))
+    tests = entries.get("tests/", "")
+    missing += [f"tests/{p.name}" for p in sorted((ROOT / "tests").glob("*.py")) if p.name not in tests]
+    return missing
+
+
+def test_the_layout_names_every_package_module_and_test_file() -> None:
+    assert unnamed(layout_entries()) == []
+
+
+def test_the_layout_check_would_catch_a_module_left_out() -> None:
+    entries = layout_entries()
+    entries["sim/model/"] = entries["sim/model/"].replace("cases.py", "the cases")
+    del entries["sim/base/"]
+    assert unnamed(entries) == ["sim/base/", "sim/base/errors.py", "sim/base/files.py", "sim/base/lean_import.py",
+                                "sim/base/limits.py", "sim/base/memory.py", "sim/model/cases.py"]  # fmt: skip

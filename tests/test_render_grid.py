@@ -8,12 +8,12 @@ import pytest
 
 from sim import scenario as scenarios
 from sim.commands.common import load_scenario
-from sim.outcome import outcome
+from sim.properties.outcome import outcome
 from sim.render import grid as grids
 from sim.run import run_scenario, simulate
-from sim.schedule import worked_example
-from sim.switches import COMBINATIONS
-from sim.trace import Trace
+from sim.model.schedule import worked_example
+from sim.model.switches import COMBINATIONS
+from sim.engine.trace import Trace
 
 
 def run(name: str, *sets: str) -> Trace:

@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from sim import sweep as sweep_mod
+from sim.analysis import sweep as sweep_mod
 from sim.cli import main
-from sim.files import atomic_write
+from sim.base.files import atomic_write
 from sim.render import report
 from sim.render.report import (
     WRITERS,

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from sim.switches import FAULT_SWITCHES
+from sim.model.switches import FAULT_SWITCHES
 
 from sim import scenario as scenarios
-from sim.errors import ScenarioError, ScheduleError
-from sim.faults import PosterDeath, ReportChange, Silence
+from sim.base.errors import ScenarioError, ScheduleError
+from sim.model.faults import PosterDeath, ReportChange, Silence
 from sim.properties import ARTICLE_NAMES as NAMES  # the article's invariants (beyond it: docs/outside.md)
 from sim.run import run_scenario
-from sim.switches import Switches
+from sim.model.switches import Switches
 
 PUBLISHED = ["main", "main-end-only", "superseded", "versions-off"]
 

@@ -15,17 +15,17 @@ from typing import Any
 
 import pytest
 
-from sim import enumerator
-from sim.check import CheckBound, Config, check, configurations, space_of
+from sim.analysis.check import enumerator
+from sim.analysis.check.check import CheckBound, Config, check, configurations, space_of
 from sim.engine.run import run
 from sim.engine.rules import run_tick
 from sim.engine.state import State
 from sim.engine.world import World
-from sim.faults import KINDS, Fault
-from sim.schedule import worked_example
-from sim.search import Chooser, Node, NodeKey, Search, root
-from sim.sweep import COMBINATIONS
-from sim.switches import Checkpoints, Switches
+from sim.model.faults import KINDS, Fault
+from sim.model.schedule import worked_example
+from sim.analysis.check.search import Chooser, Node, NodeKey, Search, root
+from sim.analysis.sweep import COMBINATIONS
+from sim.model.switches import Checkpoints, Switches
 
 ROWS = configurations(Switches(), "each", list(Checkpoints))
 
@@ -121,7 +121,7 @@ class Recording(Search):
         self.pairs: list[tuple[State, State]] = []
 
     def merge(self, following: dict[NodeKey, Node], arrived: Node) -> None:
-        from sim.search import node_key
+        from sim.analysis.check.search import node_key
 
         known = following.get(node_key(arrived))
         if known is not None and known.state[:-1] != arrived.state[:-1] and len(self.pairs) < 400:
@@ -146,7 +146,7 @@ def test_merged_states_have_the_same_future_up_to_renaming(values: dict[str, str
     bound = CheckBound(2, 6)
     search = Recording(space_of(config, bound))
     start = root(search.space)
-    from sim.search import node_key
+    from sim.analysis.check.search import node_key
 
     search.run({node_key(start): start}, 0)
     assert len(search.pairs) >= 20, "the search merged too few different states to test"

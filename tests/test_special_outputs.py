@@ -150,7 +150,7 @@ def test_a_special_file_where_the_output_folder_goes_is_refused_and_kept(
 
 def test_the_writer_itself_refuses_what_a_command_did_not_check(tmp_path: Path) -> None:
     """The last guard: the writer, at the moment it writes, refuses a FIFO at a target."""
-    from sim.files import OutError, atomic_write, write_out
+    from sim.base.files import OutError, atomic_write, write_out
 
     fifo = tmp_path / "x.txt"
     os.mkfifo(fifo)

@@ -16,10 +16,10 @@ import pytest
 from sim.engine.run import run, run_through, run_world
 from sim.engine.state import State, initial_state
 from sim.engine.world import World
-from sim.explore import SeededChoices, draw_schedule
-from sim.schedule import Schedule, worked_example
-from sim.sweep import COMBINATIONS
-from sim.switches import Switches
+from sim.analysis.explore import SeededChoices, draw_schedule
+from sim.model.schedule import Schedule, worked_example
+from sim.analysis.sweep import COMBINATIONS
+from sim.model.switches import Switches
 
 
 def resumed(switches: Switches, schedule: Schedule, k: int) -> None:

@@ -32,19 +32,19 @@ from sim.cli import cli
 from sim.commands.common import load_scenario
 from sim.engine.records import knows
 from sim.engine.state import State, Status
-from sim.events import Accepted, Feed, Lost, Newsletter, Refused, ReportChanged, payload, write
-from sim.faults import DuplicateDelivery, PosterPause, Silence, StorageLoss
-from sim.outcome import outcome
+from sim.model.events import Accepted, Feed, Lost, Newsletter, Refused, ReportChanged, payload, write
+from sim.model.faults import DuplicateDelivery, PosterPause, Silence, StorageLoss
+from sim.properties.outcome import outcome
 from sim.properties import PROPERTIES, Seen
-from sim.explore import ExploreBounds, SeededChoices, draw_schedule
-from sim.knobs import KNOBS
+from sim.analysis.explore import ExploreBounds, SeededChoices, draw_schedule
+from sim.model.knobs import KNOBS
 from sim.render import grid as grids
 from sim.render import itf, lifecycle, page, shown
 from sim.render.lifecycle import KINDS, lifecycles
 from sim.run import run_scenario, simulate
-from sim.schedule import Schedule
-from sim.switches import SWITCHES, Switches
-from sim.trace import Event, Kind, Trace
+from sim.model.schedule import Schedule
+from sim.model.switches import SWITCHES, Switches
+from sim.engine.trace import Event, Kind, Trace
 
 #: the drawn runs: how many, from which seed
 DRAWN, SEED = 1000, 2022

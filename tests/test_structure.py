@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from sim.faults import KINDS
+from sim.model.faults import KINDS
 
 SIM = Path(__file__).resolve().parent.parent / "sim"
 MODULES = sorted(SIM.rglob("*.py"))
@@ -55,11 +55,11 @@ def test_no_module_outside_the_fault_package_names_a_fault_kind() -> None:
     names = kind_names()
     found = []
     for path in MODULES:
-        if path.is_relative_to(SIM / "faults"):
+        if path.is_relative_to(SIM / "model" / "faults"):
             continue
         module = tree(path)
         allowed: set[int] = set()
-        if path == SIM / "schedule.py":  # the one function that builds the worked example
+        if path == SIM / "model" / "schedule.py":  # the one function that builds the worked example
             for node in module.body:
                 if isinstance(node, ast.FunctionDef) and node.name == "worked_example":
                     allowed |= set(range(node.lineno, (node.end_lineno or node.lineno) + 1))
@@ -70,7 +70,7 @@ def test_no_module_outside_the_fault_package_names_a_fault_kind() -> None:
 
 def test_the_seam_test_would_catch_a_mention() -> None:
     names = kind_names()
-    assert list(mentions(ast.parse("from sim.faults import Silence\nx = s.poster_deaths\n"), names)) == [
+    assert list(mentions(ast.parse("from sim.model.faults import Silence\nx = s.poster_deaths\n"), names)) == [
         (1, "Silence"),
         (2, "poster_deaths"),
     ]
@@ -79,13 +79,17 @@ def test_the_seam_test_would_catch_a_mention() -> None:
 # -- imports ---------------------------------------------------------------------------------
 def imports(path: Path) -> set[str]:
     """The `sim` modules a module imports, TYPE_CHECKING imports included."""
-    here = module_name(path)
+    return imports_in(tree(path), module_name(path))
+
+
+def imports_in(module: ast.Module, here: str = "") -> set[str]:
+    """The `sim` modules the code `module` imports (its own name `here` left out)."""
     out: set[str] = set()
-    for node in ast.walk(tree(path)):
+    for node in ast.walk(module):
         if isinstance(node, ast.Import):
             out |= {a.name for a in node.names if a.name.startswith("sim")}
         elif isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("sim"):
-            for alias in node.names:  # `from sim import faults` imports the module sim.faults
+            for alias in node.names:  # `from sim import faults` imports the module sim.model.faults
                 sub = f"{node.module}.{alias.name}"
                 out.add(sub if (SIM.parent / (sub.replace(".", "/") + ".py")).exists()
                         or (SIM.parent / sub.replace(".", "/")).is_dir() else node.module)  # fmt: skip
@@ -129,9 +133,63 @@ def test_no_import_circle() -> None:
     assert cycles(graph) == []
 
 
+#: the floors of the house, from the ground up (README.md, "Layout"): a module imports only
+#: from its own floor or a lower one; `sim` itself (the package: its names are imported on
+#: first use) stands outside them
+FLOORS = (
+    ("sim.base",),  # 1 the ground: the writer, the limits, the errors
+    ("sim.model",),  # 2 what the example is: switches, knobs, fault kinds, schedules, events
+    ("sim.engine",),  # 3 the rules as step functions over the state, and the run's record
+    ("sim.properties",),  # 4 what must hold, and what a run came to
+    ("sim.scenario",),  # 5 scenario files
+    ("sim.run",),  # 6 one scenario run
+    ("sim.analysis", "sim.render", "sim.conform"),  # 7 many runs; how a run is shown; real engines
+    ("sim.commands",),  # 8 one module per command
+    ("sim.cli",),  # 9 the command line
+    ("sim.__main__",),  # 10 `python -m sim`
+)
+
+
+def floor(name: str) -> int:
+    """The floor of the module `name` (1 is the ground)."""
+    for number, packages in enumerate(FLOORS, 1):
+        if any(name == p or name.startswith(p + ".") for p in packages):
+            return number
+    raise LookupError(f"{name}: on no floor of FLOORS")
+
+
+def upward(graph: dict[str, set[str]]) -> list[str]:
+    """Each import of a `sim` module from a higher floor than the importer's."""
+    return [f"{name} (floor {floor(name)}) imports {dep} (floor {floor(dep)})"
+            for name, deps in sorted(graph.items()) if name != "sim"
+            for dep in sorted(deps) if (dep == "sim" or dep.startswith("sim.")) and dep != "sim"
+            and floor(dep) > floor(name)]  # fmt: skip
+
+
+def test_every_module_stands_on_a_floor_and_imports_only_from_its_floor_or_below() -> None:
+    graph = {module_name(p): imports(p) for p in MODULES}
+    assert [floor(name) for name in graph if name != "sim"]  # each has a floor (or LookupError)
+    assert upward(graph) == []
+
+
+def test_the_floor_test_would_catch_an_import_up_a_floor() -> None:
+    """The model importing the engine, and the ground importing a command, are caught; the
+    engine importing the model, and a renderer an analysis (one floor), are not."""
+    graph = {
+        "sim.model.faults.base": imports_in(ast.parse("from sim.engine.state import State\nimport simpy\n")),
+        "sim.base.files": imports_in(ast.parse("def f():\n    from sim.commands import common\n")),
+        "sim.engine.rules": imports_in(ast.parse("from sim.model.faults import Fault\n")),
+        "sim.render.page": imports_in(ast.parse("from sim.analysis import sweep\n")),
+    }
+    assert upward(graph) == [
+        "sim.base.files (floor 1) imports sim.commands.common (floor 8)",
+        "sim.model.faults.base (floor 2) imports sim.engine.state (floor 3)",
+    ]
+
+
 def test_the_library_does_not_import_renderers_or_the_explorer_backwards() -> None:
-    assert not any(d.startswith("sim.render") for d in imports(SIM / "sweep.py"))
-    assert "sim.explore" not in imports(SIM / "render" / "explainer.py")
+    assert not any(d.startswith("sim.render") for d in imports(SIM / "analysis" / "sweep.py"))
+    assert "sim.analysis.explore" not in imports(SIM / "render" / "explainer.py")
     assert not any(d.startswith("sim.engine.actors") for d in imports(SIM / "engine" / "world.py"))
 
 
@@ -208,7 +266,7 @@ def test_every_package_of_sim_is_listed_for_installation() -> None:
 MUTATORS = frozenset({"add", "append", "extend", "setdefault", "pop", "clear", "update", "discard", "remove", "insert"})
 #: where events may be folded: the engine, which publishes the state it reached with each step's
 #: events (`Trace.states`), and the declarations of the events
-FOLDS_ALLOWED = ("sim/engine/", "sim/events.py")
+FOLDS_ALLOWED = ("sim/engine/", "sim/model/events.py")
 #: (module, function) -> why it may keep memory over a loop on events although it branches on
 #: their kinds. Not a state of the run: what the function has listed itself.
 FOLD_EXCEPTIONS = {

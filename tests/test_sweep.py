@@ -1,4 +1,4 @@
-"""The sweep (sim/sweep.py) and `sim sweep` (sim/commands/sweep.py)."""
+"""The sweep (sim/analysis/sweep.py) and `sim sweep` (sim/commands/sweep.py)."""
 
 from __future__ import annotations
 
@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from sim import sweep as sweep_mod
+from sim.analysis import sweep as sweep_mod
 from sim.cli import main
 from sim.properties import ARTICLE_NAMES as NAMES  # the article's invariants (beyond it: docs/outside.md)
-from sim.sweep import Run, Sweep, gate_subset_ids, run_id, simulate_all
-from sim.switches import (
+from sim.analysis.sweep import Run, Sweep, gate_subset_ids, run_id, simulate_all
+from sim.model.switches import (
     COMBINATIONS,
     FAULT_SWITCHES,
     PROTECTIONS,
@@ -253,7 +253,7 @@ def test_gate_comparison(result: Sweep) -> None:
 def test_gate_comparison_recomputed_by_rerunning_the_subset(result: Sweep) -> None:
     """The fail-open and fail-closed counts, from fresh runs of the 144 switch combinations."""
     from sim.run import simulate
-    from sim.schedule import worked_example
+    from sim.model.schedule import worked_example
 
     gate = result.summary["gate"]
     for value in ("fail-open", "fail-closed"):
@@ -385,7 +385,7 @@ def test_shared_swimlanes_equal_the_ones_built_from_each_trace() -> None:
     """The sweep builds each distinct swimlane once; every run's grid is still exactly its own."""
     from sim.render.grid import build, shared
     from sim.run import simulate
-    from sim.schedule import worked_example
+    from sim.model.schedule import worked_example
 
     runs, _ = simulate_all(view=shared)
     for run in runs:

@@ -17,15 +17,15 @@ from typing import Any
 
 import pytest
 
-from sim import sweep as sweep_mod
+from sim.analysis import sweep as sweep_mod
 from sim.engine.run import run as run_engine
-from sim.outcome import outcome, what_happened
+from sim.properties.outcome import outcome, what_happened
 from sim.render import grid as grid_mod
 from sim.render.explainer import encode
 from sim.render.text import tick_story
-from sim.schedule import worked_example
-from sim.switches import COMBINATIONS, Gate
-from sim.trace import Event, Kind, Trace
+from sim.model.schedule import worked_example
+from sim.model.switches import COMBINATIONS, Gate
+from sim.engine.trace import Event, Kind, Trace
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -115,10 +115,10 @@ def test_sim_sweep_imports_nothing_it_does_not_use() -> None:
         command("sweep")
         print(json.dumps(sorted(sys.modules)))
     """)
-    for unused in ("rich", "sim.check", "sim.explore", "sim.render.diff", "multiprocessing",
+    for unused in ("rich", "sim.analysis.check.check", "sim.analysis.explore", "sim.render.diff", "multiprocessing",
                    "concurrent.futures", "importlib.metadata", "email"):  # fmt: skip
         assert unused not in loaded, unused
-    assert {"simpy", "tabulate", "sim.sweep"} <= set(loaded)
+    assert {"simpy", "tabulate", "sim.analysis.sweep"} <= set(loaded)
 
 
 def test_simpy_and_tabulate_keep_their_versions_and_importlib_metadata_works_after() -> None:
@@ -147,13 +147,13 @@ def test_lean_import_leaves_a_package_it_cannot_handle_to_the_ordinary_import(tm
     seen = _python(f"""
         import json, sys
         sys.path.insert(0, {str(tmp_path / "site")!r})
-        from sim import lean_import
+        from sim.base import lean_import
         loaded = lean_import.load("other")
         left = "importlib.metadata" in sys.modules or "other" in sys.modules
-        import sim.engine
+        import sim.engine.order
         print(json.dumps([loaded, left, lean_import.dist_version("other"), lean_import.load("simpy")]))
     """)
-    assert seen == [False, False, "1.0", False]  # SimPy: already loaded by the engine package
+    assert seen == [False, False, "1.0", False]  # SimPy: already loaded by the engine (order.py)
 
 
 # -- the collector -----------------------------------------------------------------------------

@@ -1,7 +1,7 @@
-"""Events are typed: outside `sim/events.py` nothing reads an event's `detail` by key.
+"""Events are typed: outside `sim/model/events.py` nothing reads an event's `detail` by key.
 
-Every reader goes through the kind's declared payload (`sim.events.payload`, `write`), whose
-fields mypy checks; `sim/events.py` alone knows that a payload is the engine's plain dict.
+Every reader goes through the kind's declared payload (`sim.model.events.payload`, `write`), whose
+fields mypy checks; `sim/model/events.py` alone knows that a payload is the engine's plain dict.
 The scan reads the source with `ast`: a key read of `X.detail` (a subscript, `.get(...)` or
 any other method, `key in X.detail`), directly or through a local name bound to `X.detail`.
 Passing the whole dict on (`**e.detail`, a digest over the events) is not a key read.
@@ -17,11 +17,11 @@ from pathlib import Path
 
 import pytest
 
-from sim.trace import Event, Kind
+from sim.engine.trace import Event, Kind
 
 SIM = Path(__file__).resolve().parent.parent / "sim"
 #: the one module that reads details by key
-ALLOWED = SIM / "events.py"
+ALLOWED = SIM / "model" / "events.py"
 
 
 def _is_detail(node: ast.AST, aliases: set[str]) -> bool:
@@ -88,7 +88,7 @@ def whole(e, self):
 
 
 def test_a_payload_is_the_detail_itself_typed() -> None:
-    from sim.events import EVENT_KINDS, Accepted, Feed, payload, write
+    from sim.model.events import EVENT_KINDS, Accepted, Feed, payload, write
 
     # no copy: a reader on a hot path (a property's monitor) allocates nothing
     e = Event(5, Kind.ACCEPTED, None, {"digest": "d1", "producer": 1, "version": 1, "built_from": [1, 1]})
@@ -112,8 +112,8 @@ def test_mypy_checks_a_payloads_field_names_and_types(tmp_path: Path) -> None:
     pytest.importorskip("mypy", reason="mypy is in the test extra: pip install -e '.[test]'")
     reader = tmp_path / "reader.py"
     reader.write_text(
-        "from sim.events import Accepted, Feed, payload, write\n"
-        "from sim.trace import Event\n"
+        "from sim.model.events import Accepted, Feed, payload, write\n"
+        "from sim.engine.trace import Event\n"
         "\n"
         "def read(e: Event) -> str:\n"
         "    a = payload(e, Accepted)\n"

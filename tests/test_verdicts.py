@@ -13,11 +13,11 @@ import pytest
 
 from sim import properties
 from sim.cli import main
-from sim.explore import ExploreBounds, SeededChoices, draw_schedule
-from sim.faults import KINDS, effects_of, selected
-from sim.knobs import KNOBS
+from sim.analysis.explore import ExploreBounds, SeededChoices, draw_schedule
+from sim.model.faults import KINDS, effects_of, selected
+from sim.model.knobs import KNOBS
 from sim.run import simulate
-from sim.switches import Switches
+from sim.model.switches import Switches
 
 ARTICLE = selected("article")
 

@@ -1,4 +1,4 @@
-"""`sim check`: every fault schedule inside a bound, exhaustively (sim/check.py does the work)."""
+"""`sim check`: every fault schedule inside a bound, exhaustively (sim/analysis/check/check.py does the work)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from typing import Any
 
 import click
 
-from sim import check as checker
+from sim.analysis.check import check as checker
 from sim.commands.common import (
     COLUMNS,
     ENUMERATED,
@@ -33,18 +33,18 @@ from sim.commands.common import (
     switch_values,
     yes_option,
 )
-from sim.faults import FAULT_SETS
-from sim.files import prepare_folder, refuse_special_in, replace_folder
-from sim.limits import MAX_CHECK_FAULTS
+from sim.model.faults import FAULT_SETS
+from sim.base.files import prepare_folder, refuse_special_in, replace_folder
+from sim.base.limits import MAX_CHECK_FAULTS
 from sim.properties import verdict
 from sim.render.page import is_page_of, page_path
 from sim.render.text import column_widths, table_line
 from sim.scenario import parse
-from sim.search import MERGES
-from sim.switches import FAULT_SWITCHES, Checkpoints
-from sim.memory import default_limit, megabytes, parse_size
-from sim.limits import usable_cpus
-from sim.workers import MAX_WORKERS, pool
+from sim.analysis.check.search import MERGES
+from sim.model.switches import FAULT_SWITCHES, Checkpoints
+from sim.base.memory import default_limit, megabytes, parse_size
+from sim.base.limits import usable_cpus
+from sim.analysis.workers import MAX_WORKERS, pool
 
 DEFAULT_OUT = Path("reports/counterexamples/check")
 
@@ -52,7 +52,7 @@ DEFAULT_OUT = Path("reports/counterexamples/check")
 def _scheduler_value(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
     """--scheduler's value, parsed when given: a malformed address is bad input, said before any work."""
     if value is not None:
-        from sim.cluster import parse_address
+        from sim.analysis.check.cluster import parse_address
 
         parse_address(value)
     return value
@@ -63,7 +63,7 @@ EXIT_MEMORY = 3
 
 
 def _max_memory_value(ctx: click.Context, param: click.Parameter, value: str | None) -> int:
-    """--max-memory as bytes: the default is half the machine's memory (sim.memory)."""
+    """--max-memory as bytes: the default is half the machine's memory (sim.base.memory)."""
     return default_limit() if value is None else parse_size(value)
 
 
@@ -120,7 +120,7 @@ def check(max_faults: int, horizon: int, faults: str, sets: tuple[str, ...], pro
     values = switch_values(sets, profile)
     base = checker.base_switches(values)
     if profile is not None and protections == "each":  # the engine alone, then each addition
-        from sim.profiles import get
+        from sim.model.profiles import get
 
         protections = ",".join(["all-on", *(c.setting for c in get(profile).missing())])
     modes = [base.checkpoints] if "checkpoints" in values else list(Checkpoints)
@@ -200,7 +200,7 @@ def _stopped(stop: _Stopped, bound: checker.CheckBound, notes: list[str], as_jso
 def _executor(workers: int, scheduler: str | None) -> Iterator[tuple[Executor, int]]:
     """The executor the units run on, and how many it runs at once."""
     if scheduler is not None:
-        from sim.cluster import dask_executor
+        from sim.analysis.check.cluster import dask_executor
 
         with dask_executor(scheduler) as (executor, threads):
             yield executor, threads
@@ -259,7 +259,7 @@ def _document(bound: checker.CheckBound, results: list[checker.Result],
             }
             for r in results
         ],
-        # knobs set away from their defaults that no row lets act (`sim.knobs.inert_notes`)
+        # knobs set away from their defaults that no row lets act (`sim.model.knobs.inert_notes`)
         "notes": notes,
     }
 

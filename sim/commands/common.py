@@ -12,11 +12,11 @@ from typing import IO, Any, Callable, TypeVar
 
 import click
 
-from sim.faults import Effect, Fault, effects_of
-from sim.knobs import Scope, inert_notes
+from sim.model.faults import Effect, Fault, effects_of
+from sim.model.knobs import Scope, inert_notes
 from sim.scenario import Scenario, load
-from sim.schedule import Schedule
-from sim.switches import Switches, parse_assignments
+from sim.model.schedule import Schedule
+from sim.model.switches import Switches, parse_assignments
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -31,8 +31,8 @@ def complete_scenarios(ctx: click.Context, param: click.Parameter, incomplete: s
 
 def complete_settings(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[str]:
     """`NAME=` for each switch and knob, then, after `NAME=`, each of its values."""
-    from sim.knobs import KNOBS
-    from sim.switches import SWITCHES
+    from sim.model.knobs import KNOBS
+    from sim.model.switches import SWITCHES
 
     values = {name: [m.value for m in enum] for name, enum in SWITCHES.items()}
     values.update({name: list(k.values) for name, k in KNOBS.items()})
@@ -43,7 +43,7 @@ def complete_settings(ctx: click.Context, param: click.Parameter, incomplete: st
 
 
 def complete_profiles(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[str]:
-    from sim.profiles import NAMES
+    from sim.model.profiles import NAMES
 
     return [n for n in NAMES if n.startswith(incomplete)]
 
@@ -74,7 +74,7 @@ def switch_values(sets: tuple[str, ...], profile: str | None = None) -> dict[str
     values = parse_assignments(sets)
     if profile is None:
         return values
-    from sim.profiles import get
+    from sim.model.profiles import get
 
     return {**get(profile).settings(), **values}
 
@@ -95,7 +95,7 @@ def file_value(ctx: click.Context, param: click.Parameter, value: Path | None) -
         return None
     if str(value).startswith("-"):
         raise click.BadParameter(f"expected a file, got {str(value)!r}, which looks like an option", ctx, param)
-    from sim.files import refuse_special
+    from sim.base.files import refuse_special
 
     refuse_special(value, max(param.opts, key=len))
     return value
@@ -114,7 +114,7 @@ IN_THE_SWEEP = Scope("in the sweep's runs (the worked example's faults)")
 
 
 def run_of(switches: Switches, kinds: Iterable[type[Fault]]) -> tuple[dict[str, str], frozenset[Effect]]:
-    """A run as `sim.knobs.inert_notes` reads it: its settings' spellings and the effects of
+    """A run as `sim.model.knobs.inert_notes` reads it: its settings' spellings and the effects of
     the fault kinds it may have."""
     return switches.as_dict(), effects_of(kinds)
 
@@ -126,7 +126,7 @@ def schedule_kinds(schedule: Schedule) -> frozenset[type[Fault]]:
 
 def note_inert(runs: Sequence[tuple[Mapping[str, str], frozenset[Effect]]], scope: Scope) -> list[str]:
     """A note on stderr for each knob set away from its default that the other settings
-    make inert in every one of these runs (`sim.knobs.inert_notes`), wrapped to fit the
+    make inert in every one of these runs (`sim.model.knobs.inert_notes`), wrapped to fit the
     terminal (`columns`); returns the notes, for a JSON document's `notes` field."""
     import textwrap
 
@@ -227,7 +227,7 @@ def gate_long_work(what: str, seconds: float, yes: bool) -> None:
     refuse with one line (exit 2) that says how to run it anyway."""
     if seconds <= LONG_SECONDS or yes:
         return
-    from sim.errors import SimError
+    from sim.base.errors import SimError
 
     message = f"{what} is estimated to take {duration_words(seconds)}"
     if sys.stdin.isatty() and sys.stderr.isatty():

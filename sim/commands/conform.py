@@ -11,8 +11,8 @@ from sim.commands.common import emit_json, folder_value
 from sim.conform.engines import ENGINES
 from sim.conform.harness import FAULTS, conform as run_conform, require
 from sim.conform.report import markdown, report_json, text
-from sim.files import prepare_out, refuse_special, write_out
-from sim.limits import MAX_WORKERS
+from sim.base.files import prepare_out, refuse_special, write_out
+from sim.base.limits import MAX_WORKERS
 
 
 @click.command()

@@ -19,7 +19,7 @@ from sim.commands.trace import make_console
 from sim.render import diff as diffs
 from sim.render import swimlane
 from sim.run import run_scenario
-from sim.switches import parse_assignments
+from sim.model.switches import parse_assignments
 
 
 @click.command()

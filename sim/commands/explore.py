@@ -20,7 +20,7 @@ from sim.commands.common import (
     switch_values,
     yes_option,
 )
-from sim.explore import (
+from sim.analysis.explore import (
     TICK_BUCKET,
     TICK_BUCKETS,
     Exploration,
@@ -30,15 +30,15 @@ from sim.explore import (
     may_write,
     rerun_args,
 )
-from sim.explore import (
+from sim.analysis.explore import (
     explore as run_search,
 )
-from sim.faults import FAULT_SETS
-from sim.files import prepare_out, refuse_special_in
-from sim.limits import MAX_EXAMPLES, MAX_EXPLORE_FAULTS
+from sim.model.faults import FAULT_SETS
+from sim.base.files import prepare_out, refuse_special_in
+from sim.base.limits import MAX_EXAMPLES, MAX_EXPLORE_FAULTS
 from sim.properties import BY_NAME, judged, not_judged
 from sim.render.page import page_path
-from sim.switches import for_own_schedules
+from sim.model.switches import for_own_schedules
 
 DEFAULT_OUT = Path("reports/counterexamples")
 

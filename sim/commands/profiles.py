@@ -7,7 +7,7 @@ import textwrap
 
 import click
 
-from sim import profiles as profiles_mod
+from sim.model import profiles as profiles_mod
 from sim.commands.common import emit_json
 
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import click
 
-from sim import lean_import
+from sim.base import lean_import
 from sim.commands.common import (
     IN_THE_SWEEP,
     emit_json,
@@ -24,12 +24,12 @@ from sim.commands.common import (
     set_option,
     switch_values,
 )
-from sim.files import prepare_out, refuse_special
-from sim.limits import MAX_WORKERS  # not sim.workers: the pool is imported only when used
+from sim.base.files import prepare_out, refuse_special
+from sim.base.limits import MAX_WORKERS  # not sim.analysis.workers: the pool is imported only when used
 from sim.render import grid
 from sim.render.report import render_all, report_names, write_reports
-from sim.sweep import SweepProgress
-from sim.sweep import sweep as run_sweep
+from sim.analysis.sweep import SweepProgress
+from sim.analysis.sweep import sweep as run_sweep
 
 
 lean_import.load("tabulate")  # the summary and sweep.md are its tables: without importlib.metadata
@@ -182,11 +182,11 @@ def sweep(workers: int, as_json: bool, out: Path, profile: str | None, sets: tup
 
 def _profile_sweep(name: str, sets: tuple[str, ...], as_json: bool) -> int:
     """`sim sweep --profile NAME`: the engine alone and with each addition, over the events."""
-    from sim.profile_sweep import EVENTS, credit, engine_keeps, profile_rows, row_adds, run_switches
-    from sim.schedule import worked_example
+    from sim.analysis.profile_sweep import EVENTS, credit, engine_keeps, profile_rows, row_adds, run_switches
+    from sim.model.schedule import worked_example
     from sim.render.text import column_widths, table_line
-    from sim.profiles import get
-    from sim.switches import FAULT_SWITCHES, for_own_schedules
+    from sim.model.profiles import get
+    from sim.model.switches import FAULT_SWITCHES, for_own_schedules
 
     profile = get(name)
     values = switch_values(sets)

@@ -23,16 +23,16 @@ from sim.commands.common import (
     schedule_kinds,
     set_option,
 )
-from sim.outcome import Outcome, outcome
+from sim.properties.outcome import Outcome, outcome
 from sim.properties import BY_NAME
 from sim.render import grid as grids
-from sim.files import write_out
+from sim.base.files import write_out
 from sim.render import itf, page, swimlane
 from sim.render.lifecycle import lifecycles
 from sim.run import run_scenario
 from sim.scenario import Scenario, differences, load
-from sim.switches import PROTECTIONS
-from sim.trace import Trace
+from sim.model.switches import PROTECTIONS
+from sim.engine.trace import Trace
 
 
 def title_of(scenario: Scenario) -> str:
@@ -107,8 +107,8 @@ def make_console(no_color: bool, width: int | None) -> Console:
 
 def _settings_epilog() -> str:
     """What --set takes, for `sim trace --help`: each switch and knob with its values."""
-    from sim.knobs import KNOBS
-    from sim.switches import SWITCHES
+    from sim.model.knobs import KNOBS
+    from sim.model.switches import SWITCHES
 
     switches = "; ".join(f"{name}={'|'.join(m.value for m in enum)}" for name, enum in SWITCHES.items())
     knobs = "; ".join(f"{name}={'|'.join(k.values)}{'|N' if k.integers else ''}" for name, k in KNOBS.items())

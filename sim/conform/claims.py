@@ -1,7 +1,7 @@
 """Which of an engine's profile claims the schedules run on it exercise, and which rest on its
 documentation alone.
 
-A claim is a setting of the engine's profile (`sim.profiles`, docs/profiles.md): `name=value`.
+A claim is a setting of the engine's profile (`sim.model.profiles`, docs/profiles.md): `name=value`.
 A schedule run on the engine **tells the claim apart** from another value of the setting when
 `sim`'s prediction under the profile with that other value differs from its prediction under
 the profile in a figure the run compared. The claim is **exercised** when, for every other
@@ -20,9 +20,9 @@ from typing import Any
 
 from sim.conform import harness
 from sim.conform.engines import APPLICATION, Engine
-from sim.knobs import KNOBS
-from sim.profiles import get
-from sim.switches import SWITCHES
+from sim.model.knobs import KNOBS
+from sim.model.profiles import get
+from sim.model.switches import SWITCHES
 
 
 def values(name: str) -> list[str]:
@@ -79,7 +79,7 @@ def for_document(engine: Engine, doc: dict[str, Any]) -> list[dict[str, Any]]:
     import tempfile
 
     from sim.conform.schedule import Schedule, scenario_text
-    from sim.files import write_out
+    from sim.base.files import write_out
 
     fixed = {f.name: f for f in harness.FAULTS}
     runs = [(fixed[item["fault"]], item["rows"]) for item in doc["faults"]]

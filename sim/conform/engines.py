@@ -1,6 +1,6 @@
 """The engines `sim conform` runs, and the switches that describe each one to the model.
 
-Each engine names its profile (`sim.profiles`: the settings it gives by itself, with a source
+Each engine names its profile (`sim.model.profiles`: the settings it gives by itself, with a source
 for each claim); the prediction is `sim`'s run of a conformance scenario under those settings,
 less the post key and the acceptance rule, which the harness's application decides.
 
@@ -351,7 +351,7 @@ class Engine:
     module: str
     #: the distributions whose versions the report names
     distributions: tuple[str, ...]
-    #: the engine's profile (`sim.profiles`): what the engine gives by itself
+    #: the engine's profile (`sim.model.profiles`): what the engine gives by itself
     profile: str
     #: why each switch has that value
     reasons: tuple[str, ...]
@@ -376,7 +376,7 @@ class Engine:
         """The profile's settings the prediction uses: all but what the harness's application
         decides itself (the post key, per fault scenario; the acceptance rule, by its accept
         step)."""
-        from sim.profiles import get
+        from sim.model.profiles import get
 
         return {k: v for k, v in get(self.profile).settings().items() if k not in APPLICATION}
 

@@ -29,7 +29,7 @@ from sim.conform import harness, schedule
 from sim.conform.engines import ENGINES, Engine
 from sim.conform.harness import ConformError, Fault
 from sim.conform.schedule import HEADER, Schedule, ScheduleTextError
-from sim.files import write_out
+from sim.base.files import write_out
 from sim.scenario import load, parse
 
 

@@ -53,14 +53,14 @@ from sim.conform import app, history, invariants
 from sim.conform.engines import ENGINES, Behaviour, Engine
 from sim.conform.observed import Context, Observed
 from sim.conform.schedule import Hit, Schedule
-from sim.errors import SimError
-from sim.events import Accepted, payload
-from sim.files import pid_alive
-from sim.outcome import Outcome
+from sim.base.errors import SimError
+from sim.model.events import Accepted, payload
+from sim.base.files import pid_alive
+from sim.properties.outcome import Outcome
 from sim.run import run_scenario
 from sim.scenario import load
-from sim.trace import Kind, Trace, revenue
-from sim.workers import die_with_parent
+from sim.engine.trace import Kind, Trace, revenue
+from sim.analysis.workers import die_with_parent
 
 #: the folder of app.py (the worker) and feed.py (the feed), which run as scripts
 HERE = Path(__file__).resolve().parent

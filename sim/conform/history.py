@@ -22,8 +22,8 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from sim.events import Accepted, payload, write
-from sim.trace import Kind, Trace
+from sim.model.events import Accepted, payload, write
+from sim.engine.trace import Kind, Trace
 
 #: the steps in workflow order
 STEPS = ("s1", "s2", "s3", "s4", "assemble", "accept", "post")

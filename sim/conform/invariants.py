@@ -26,7 +26,7 @@ from pathlib import Path
 
 from sim.conform import app
 from sim.properties import BY_NAME, HOLDS
-from sim.trace import Event, Kind, Trace
+from sim.engine.trace import Event, Kind, Trace
 
 #: the properties judged on an engine's run (their monitors read accepted, feed, newsletter)
 JUDGED = ("two-acceptances", "wrong-acceptance", "duplicate-effect", "misused-dependant")

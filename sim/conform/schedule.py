@@ -44,11 +44,11 @@ import random
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
-from sim.errors import SimError
-from sim.events import Computed, Event, payload, write
+from sim.base.errors import SimError
+from sim.model.events import Computed, Event, payload, write
 from sim.run import run_scenario
 from sim.scenario import Scenario, parse
-from sim.trace import Kind, Trace
+from sim.engine.trace import Kind, Trace
 
 #: the section steps a worker can be held in (after its model call)
 STEPS = 4

@@ -25,7 +25,7 @@ from typing import Any, Protocol
 
 from sim.conform.app import WORKFLOW_ID
 from sim.conform.ports import LOOPBACK, accepts, free_port
-from sim.errors import SimError
+from sim.base.errors import SimError
 
 #: the longest the server may take to be ready, in seconds (a guard, not a timing relied on)
 READY_DEADLINE = 120.0

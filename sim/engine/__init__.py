@@ -4,10 +4,7 @@
 
 The package imports none of its modules (it did `run` and `run_world`, and its `run` then
 hid the module `sim.engine.run`): a module of the engine imports a sibling through it
-(`from sim.engine import order`) without an import circle. It only loads SimPy without
-`importlib.metadata` (`sim.lean_import`) before any engine module imports SimPy.
+(`from sim.engine import order`) without an import circle. It imports nothing: the run's
+record (`trace`) is read without SimPy, and the two modules that import SimPy (`order`,
+`world`) load it first without `importlib.metadata` (`sim.base.lean_import`).
 """
-
-from sim import lean_import
-
-lean_import.load("simpy")  # first: SimPy without importlib.metadata

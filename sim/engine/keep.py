@@ -1,4 +1,4 @@
-"""What the canonical form of a state keeps of each field (`sim.engine.canon` applies it).
+"""What the canonical form of a state keeps of each field (`sim.analysis.check.canon` applies it).
 
 Every field of the state's records (`State`, `AttemptState`, and the records they hold:
 `Candidate`, `Acceptance`, `Part`, `JournalRecord`, `Feed`) declares once, beside its
@@ -17,7 +17,7 @@ The declarations:
 - `Relative`: a tick, kept relative to the start of the current tick (None stays None).
 - `IsSet`: only whether it is set (not None).
 - `Before`: only whether it is set, and whether it is at or before another field's tick.
-- `Form`: kept as a named form of `sim.engine.canon` (`canon.FORMS`), for a field whose
+- `Form`: kept as a named form of `sim.analysis.check.canon` (`canon.FORMS`), for a field whose
   reason needs more than one of the above (an age capped at a bound, a window).
 - `While`: kept (as `then`) only while `when` holds of its record, else as `otherwise`
   (dropped, unless said): the condition is named beside the field.
@@ -82,7 +82,7 @@ class Before(Keep):
 
 @dataclass(frozen=True, slots=True)
 class Form(Keep):
-    #: the name of the form in `sim.engine.canon.FORMS`
+    #: the name of the form in `sim.analysis.check.canon.FORMS`
     name: str = ""
 
 

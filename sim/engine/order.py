@@ -8,7 +8,11 @@ never by hashing or dict order. The controller's four steps run in `CONTROLLER_S
 
 from __future__ import annotations
 
-from simpy import Environment
+from sim.base import lean_import
+
+lean_import.load("simpy")  # first: SimPy without importlib.metadata
+
+from simpy import Environment  # noqa: E402
 from simpy.events import Event
 
 #: docs/model.md §5.1: first the input, where a report change scheduled for the tick lands.

@@ -9,7 +9,7 @@ same state, tick and faults always give the same result:
   attempt's `next_tick` says when it acts again (None: its program has ended).
 - `assess`, `gate`, `suspect`, `rebuild` (each `(state, t, faults)`): the controller's steps
   a to d of §5.3, run in `order.CONTROLLER_STEPS` order.
-- beyond the article's model, a controller outage (`sim.faults.restart`): `input_phase`
+- beyond the article's model, a controller outage (`sim.model.faults.restart`): `input_phase`
   crashes it (`crash`), `controller` skips its phase while it is down and `restart`s it
   in the tick it comes back.
 - `end_of_tick(state, t)`: after the controller's steps, whether the run is over (§5.8); if
@@ -17,7 +17,7 @@ same state, tick and faults always give the same result:
   the controller's whole phase of a tick: its four steps, then `end_of_tick`.
 
 `faults` is the fault schedule as the engine consults it (`Faults.consult`): a step asks it,
-at each moment of docs/model.md §9 it reaches (`sim.faults.Moment`), which fault the schedule
+at each moment of docs/model.md §9 it reaches (`sim.model.faults.Moment`), which fault the schedule
 makes fire there, naming the place by values of the state (attempt number and tick, the nth
 post or send). Which steps run in a tick, and in what order, is `sim.engine.order`'s alone.
 
@@ -59,7 +59,7 @@ from sim.engine.state import (
     WorkingState,
     find_candidate,
 )
-from sim.faults import (
+from sim.model.faults import (
     CodeChange,
     Copies,
     Fault,
@@ -75,8 +75,8 @@ from sim.faults import (
     WRONG,
     Wrong,
 )
-from sim.switches import Key, Rule
-from sim.trace import Event, Kind, quoted
+from sim.model.switches import Key, Rule
+from sim.engine.trace import Event, Kind, quoted
 
 _new = tuple.__new__
 NO_EVENTS: tuple[Event, ...] = ()
@@ -472,7 +472,7 @@ def do_post(d: Draft, w: Worker, t: int, silence: Stall | None) -> int | None:
 
 
 def delay_heartbeats(unheard: tuple[int, int] | None, t: int, ticks: int) -> tuple[int, int]:
-    """A heartbeat delay from t (beyond the article's model, `sim.faults.delay`): the
+    """A heartbeat delay from t (beyond the article's model, `sim.model.faults.delay`): the
     heartbeats after t and before t + ticks go unheard. Delays compose: a heartbeat is unheard
     if any delay covers it, so one starting inside the window of an earlier one (whose
     heartbeat at t is itself unheard) extends that window and keeps its start, the last
@@ -882,7 +882,7 @@ def heard(state: State, a: AttemptState, t: int) -> int | None:
     """The tick the controller counts #n's silence from at t (None: it heard it at t).
 
     Without a controller outage, the attempt's own `last_heard`. After a restart (beyond the
-    article's model, `sim.faults.restart`) the heartbeats sent while the controller was down,
+    article's model, `sim.model.faults.restart`) the heartbeats sent while the controller was down,
     from its crash tick through its restart tick (the workers act before the controller), were
     heard by nobody; the knob `controller_state` says what the restarted controller counts
     from instead: rebuilt timers count every attempt as heard at the restart; old timers

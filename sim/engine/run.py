@@ -5,9 +5,9 @@ from __future__ import annotations
 from sim.engine.actors import start
 from sim.engine.state import State
 from sim.engine.world import World
-from sim.schedule import Schedule
-from sim.switches import Switches
-from sim.trace import Trace
+from sim.model.schedule import Schedule
+from sim.model.switches import Switches
+from sim.engine.trace import Trace
 
 
 def run_world(world: World) -> Trace:

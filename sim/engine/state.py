@@ -21,7 +21,7 @@ candidate by its digest id (`Candidate.digest`), so identity is never data.
   schedule's faults are matched against these values (docs/model.md §9).
 - the attempts: one `AttemptState` each, in attempt order.
 - the controller: `owner` (an attempt number), `assessed` (candidates assessed, in write order),
-  `newsletter` (the gate's digest id); beyond the article's model (`sim.faults.restart`),
+  `newsletter` (the gate's digest id); beyond the article's model (`sim.model.faults.restart`),
   `down` (while the controller is down, the tick it restarts at) and `outage` (its latest
   outage, (crash tick, restart tick): what its memory of heartbeats depends on).
 - the tallies of what happened, which no rule reads (`TALLY`, for the outcome's figures and the
@@ -39,7 +39,7 @@ refused at import) and, for `State`, its value at t0 as its default (a constant,
 `initially(f)`, f of the run's `Setup`). Everything else is derived from the fields:
 `initial_state` (`initial`), the rules' working copies (`working_copy`: `WorkingState`,
 `WorkingAttempt`, which `rules.Draft` and `rules.Worker` extend) and the canonical form
-(`sim.engine.canon`). An attempt's values at admission are the admission rule's
+(`sim.analysis.check.canon`). An attempt's values at admission are the admission rule's
 (`rules.admit`, by name); an `AttemptState` field with a default needs nothing there.
 """
 
@@ -59,10 +59,10 @@ from sim.engine.records import (
     JournalRecord,
     Part,
 )
-from sim.faults import Moment
-from sim.knobs import KNOBS
-from sim.schedule import Schedule
-from sim.switches import Checkpoints, Fencing, Gate, Key, Pins, Rule, Switches
+from sim.model.faults import Moment
+from sim.model.knobs import KNOBS
+from sim.model.schedule import Schedule
+from sim.model.switches import Checkpoints, Fencing, Gate, Key, Pins, Rule, Switches
 
 
 class Status(Enum):
@@ -105,7 +105,7 @@ def heard_of(a: AttemptState) -> bool:
 
 #: a count of what happened, kept for the readers of a run (the outcome's figures, the pages)
 #: and never read by the rules: two states that differ only in it have the same future
-TALLY = Dropped("a tally of what happened for the readers (`sim.outcome`, `sim.render.shown`); no rule reads it")
+TALLY = Dropped("a tally of what happened for the readers (`sim.properties.outcome`, `sim.render.shown`); no rule reads it")
 
 #: what an attempt whose program has ended no longer needs: its program reads it, and nothing else
 WORKING = While(why="read by its own program only", when=alive)
@@ -152,7 +152,7 @@ class AttemptState(NamedTuple):
     ended: Annotated[int | None, IsSet("it lies before this tick, all the rules ask of it (`ended < t`)")]
     #: (since, until): its heartbeats of the ticks after `since` and before `until` do not
     #: reach the controller, while it keeps working; the one of `since` was the last it heard
-    #: before them (beyond the article's model: `sim.faults.delay`). Delays compose: one that
+    #: before them (beyond the article's model: `sim.model.faults.delay`). Delays compose: one that
     #: starts inside the window extends it (`rules.delay_heartbeats`), so this is the union of
     #: every delay so far. None: heard
     unheard: Annotated[tuple[int, int] | None, While(
@@ -161,7 +161,7 @@ class AttemptState(NamedTuple):
         "to come or the last heartbeat of a silence (the count then runs from its start)",
         heard_of, Form(name="window"))] = None
     #: the orchestration code version (0-based) it runs: the one deployed at its admission
-    #: (beyond the article's model: `sim.faults.code`)
+    #: (beyond the article's model: `sim.model.faults.code`)
     code: Annotated[int, WORKING] = 0
     #: the model calls it has made so far (its `computed` events): what the outcome and the
     #: pages count, never read by the rules
@@ -216,7 +216,7 @@ class Setup:
     retention: int | None = None  # ticks the feed remembers a key (None: forever)
     idempotent: bool = True  # the feed deduplicates by key (receiver=idempotent)
     compensate: bool = False  # a successor's resend is a correction (compensate=yes)
-    # engine behaviours beyond the article (`sim.knobs`; the article's at their defaults)
+    # engine behaviours beyond the article (`sim.model.knobs`; the article's at their defaults)
     rereads: bool = True  # zombie=rereads: the journal is looked up before every step
     step_fencing: bool = False  # fencing_scope=step: a replaced worker gets no further step
     owner_fencing: bool = False  # fencing_by=owner: stores compare the writer with the owner
@@ -271,7 +271,7 @@ class State(NamedTuple):
     field is declared here once: its type, what the canonical form keeps of it
     (`sim.engine.keep`) and its value at t0 (the default: a constant, or `initially(f)`, f
     of the run's `Setup`). `initial_state`, the rules' working copy (`WorkingState`) and
-    the canonical form (`sim.engine.canon`) are derived from these declarations."""
+    the canonical form (`sim.analysis.check.canon`) are derived from these declarations."""
 
     setup: Annotated[Setup, Fixed("the same in every node of one search")] = initially(lambda setup: setup)
     versions: Annotated[tuple[tuple[int, ...], ...], Dropped(

@@ -15,13 +15,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import simpy
+from sim.base import lean_import
+
+lean_import.load("simpy")  # first: SimPy without importlib.metadata
+
+import simpy  # noqa: E402
 
 from sim.engine.state import State, initial_state, input_ticks
-from sim.faults import Fault, Moment, RunFacts
-from sim.schedule import Schedule
-from sim.switches import Switches
-from sim.trace import Event
+from sim.model.faults import Fault, Moment, RunFacts
+from sim.model.schedule import Schedule
+from sim.model.switches import Switches
+from sim.engine.trace import Event
 
 #: where a consult happened: (tick, sequence number within the run); the input phase of tick t is (t, 0)
 Position = tuple[int, int]
@@ -36,7 +40,7 @@ class World:
         self.schedule = schedule
         self.state = initial_state(switches, schedule) if state is None else state
         self.env = simpy.Environment(initial_time=self.state.tick)
-        # the fault schedule, as the engine consults it (docs/model.md §9 and sim/faults)
+        # the fault schedule, as the engine consults it (docs/model.md §9 and sim/model/faults)
         self.faults = {(f.moment.value, *f.where()): f for f in schedule.faults}
         self.moments = 0  # consults so far (the input phases aside)
         self.input_ticks = input_ticks(schedule)

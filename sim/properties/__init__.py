@@ -1,4 +1,5 @@
-"""The properties of a run, as data: one module per property, registered in `base`.
+"""The properties of a run, as data: one module per property, registered in `base`. Beside
+them, on the same floor, `outcome`: what a run came to (no property; it reads them).
 
 Safety properties (always): duplicate-effect, misused-dependant, stale-write,
 two-acceptances, wrong-acceptance, and beyond the article's model uncorrected-duplicate
@@ -45,9 +46,9 @@ from sim.properties.base import (
     registered,
     verdict,
 )
-from sim.faults import KINDS, Fault, effects_of
-from sim.switches import Switches
-from sim.trace import Kind, Trace
+from sim.model.faults import KINDS, Fault, effects_of
+from sim.model.switches import Switches
+from sim.engine.trace import Kind, Trace
 
 #: every property, in the fixed order: safety by name, then progress by name
 PROPERTIES: tuple[Property, ...] = ()

@@ -26,9 +26,9 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import TYPE_CHECKING, Any
 
-from sim.faults import Effect
-from sim.switches import PROTECTIONS, Switches
-from sim.trace import Event, Kind, Trace
+from sim.model.faults import Effect
+from sim.model.switches import PROTECTIONS, Switches
+from sim.engine.trace import Event, Kind, Trace
 
 if TYPE_CHECKING:
     from sim.engine.records import Candidate
@@ -95,7 +95,7 @@ class Guard:
         return f"{self.switch}={getattr(switches, self.switch).value}"
 
 
-#: every protection, by switch, in `sim.switches.PROTECTIONS` order
+#: every protection, by switch, in `sim.model.switches.PROTECTIONS` order
 GUARDS: dict[str, Guard] = {
     "fencing": Guard("fencing", "fencing tokens"),
     "pins": Guard("pins", "version pins"),
@@ -250,7 +250,7 @@ class Monitor:
     break it once the run is over, in order (empty: it holds).
 
     The same monitor judges a whole trace (`Property.breaks`, for the renderers) and the
-    state-space search (`sim.search`, where the memo is part of each node), so a property
+    state-space search (`sim.analysis.check.search`, where the memo is part of each node), so a property
     is written once.
     """
 
@@ -335,7 +335,7 @@ class Property:
     #: definition. A property beyond the article's model that only means something under a
     #: knob set away from its default says so here, so the article's runs never judge it.
     applies: Callable[[Switches], bool] | None = None
-    #: whether a schedule of fault kinds with these effects (`sim.faults.Effect`) can break it
+    #: whether a schedule of fault kinds with these effects (`sim.model.faults.Effect`) can break it
     #: under these settings (None: any schedule can, as any of the article's faults can break
     #: one of its own properties). A property beyond the article's model declares here which
     #: faults and which settings reach it, so that a check judges it whenever the kinds it

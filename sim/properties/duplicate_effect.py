@@ -8,7 +8,7 @@ idempotency (receiver=none) or forgets keys (a finite retention).
 
 from __future__ import annotations
 
-from sim.events import Feed, payload
+from sim.model.events import Feed, payload
 from sim.properties.base import (
     ALWAYS,
     GUARDS,
@@ -21,8 +21,8 @@ from sim.properties.base import (
     add,
     register,
 )
-from sim.switches import Switches
-from sim.trace import Event, Kind, Trace
+from sim.model.switches import Switches
+from sim.engine.trace import Event, Kind, Trace
 
 
 def step(memo: Memo, e: Event, content: tuple[int, ...], position: int) -> tuple[Memo, bool]:

@@ -17,9 +17,9 @@ behind, and with fencing on its intent write is rejected.
 
 from __future__ import annotations
 
-from sim.events import write
+from sim.model.events import write
 from sim.properties.base import EVENTUALLY, GUARDS, Memo, Monitor, Property, register
-from sim.trace import Event, Kind, Trace
+from sim.engine.trace import Event, Kind, Trace
 
 
 def step(memo: Memo, e: Event, content: tuple[int, ...], position: int) -> tuple[Memo, bool]:

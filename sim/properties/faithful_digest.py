@@ -22,11 +22,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from sim.events import Accepted, PartTruth, payload
-from sim.faults import Effect
+from sim.model.events import Accepted, PartTruth, payload
+from sim.model.faults import Effect
 from sim.properties.base import ALWAYS, Hazard, Memo, Monitor, Property, Seen, register
-from sim.switches import Switches
-from sim.trace import Event, Kind, Trace
+from sim.model.switches import Switches
+from sim.engine.trace import Event, Kind, Trace
 
 #: the faults that make a part unfaithful under any settings: bytes changed under their hash
 #: (case 5), a wrong summary (case 6), code changed under running work (case 8)

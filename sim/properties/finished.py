@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from sim.events import Accepted, payload, write
+from sim.model.events import Accepted, payload, write
 from sim.properties.base import EVENTUALLY, GUARDS, Property, register
-from sim.trace import Kind, Trace
+from sim.engine.trace import Kind, Trace
 
 
 def holds(trace: Trace) -> bool:

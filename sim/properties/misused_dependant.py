@@ -6,13 +6,13 @@ of the current version. The rule needs versions to compare; with pins off there 
 and the gate decides: fail-closed waits, fail-open admits the latest accepted digest, which
 is the rule any-accepted. So with pins off and the fail-open gate the rule is on and still
 does not hold this property; pins on, or the fail-closed gate, restores it. (The gate is the
-ninth knob, `sim.switches.Gate`; docs/model.md §4, "version pins", says what pins
+ninth knob, `sim.model.switches.Gate`; docs/model.md §4, "version pins", says what pins
 off leaves without versions.)
 """
 
 from __future__ import annotations
 
-from sim.events import Newsletter, payload
+from sim.model.events import Newsletter, payload
 from sim.properties.base import (
     ALWAYS,
     GUARDS,
@@ -25,8 +25,8 @@ from sim.properties.base import (
     register,
 )
 from sim.properties.wrong_acceptance import stale_parts
-from sim.switches import Gate, Pins
-from sim.trace import Event, Kind, Trace
+from sim.model.switches import Gate, Pins
+from sim.engine.trace import Event, Kind, Trace
 
 
 def step(memo: Memo, e: Event, content: tuple[int, ...], position: int) -> tuple[Memo, bool]:

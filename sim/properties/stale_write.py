@@ -14,7 +14,7 @@ Guarded by fencing tokens: with fencing on, every protected store rejects such a
 
 from __future__ import annotations
 
-from sim.events import write
+from sim.model.events import write
 from sim.properties.base import (
     ALWAYS,
     GUARDS,
@@ -25,7 +25,7 @@ from sim.properties.base import (
     Seen,
     register,
 )
-from sim.trace import Event, Kind, Trace
+from sim.engine.trace import Event, Kind, Trace
 
 
 def superseded(e: Event, latest: int) -> bool:

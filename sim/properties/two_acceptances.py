@@ -6,7 +6,7 @@ already accepted for the current version (docs/model.md §5.3 a).
 
 from __future__ import annotations
 
-from sim.events import Accepted, Refused, payload
+from sim.model.events import Accepted, Refused, payload
 from sim.properties.base import (
     ALWAYS,
     GUARDS,
@@ -18,7 +18,7 @@ from sim.properties.base import (
     add,
     register,
 )
-from sim.trace import Event, Kind, Trace
+from sim.engine.trace import Event, Kind, Trace
 
 
 def step(memo: Memo, e: Event, content: tuple[int, ...], position: int) -> tuple[Memo, bool]:

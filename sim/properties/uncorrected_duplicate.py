@@ -19,7 +19,7 @@ paused poster, a request delivered twice).
 
 from __future__ import annotations
 
-from sim.events import Feed, Retracted, payload
+from sim.model.events import Feed, Retracted, payload
 from sim.properties.base import (
     ALWAYS,
     GUARDS,
@@ -28,10 +28,10 @@ from sim.properties.base import (
     Property,
     register,
 )
-from sim.knobs import KNOBS
+from sim.model.knobs import KNOBS
 from sim.properties.duplicate_effect import HAZARD, KEY_EXPIRY, NO_IDEMPOTENCY
-from sim.switches import Switches
-from sim.trace import Event, Kind, Trace
+from sim.model.switches import Switches
+from sim.engine.trace import Event, Kind, Trace
 
 #: the knobs that make the feed other than the article's
 FEED_KNOBS = ("receiver", "compensate", "retention")

@@ -7,7 +7,7 @@ its parts' section hashes with the current report (docs/model.md §5.3 a).
 
 from __future__ import annotations
 
-from sim.events import Accepted, Newsletter, Refused, payload
+from sim.model.events import Accepted, Newsletter, Refused, payload
 from sim.properties.base import (
     ALWAYS,
     GUARDS,
@@ -19,7 +19,7 @@ from sim.properties.base import (
     register,
     section_version,
 )
-from sim.trace import Event, Kind, Trace, revenue
+from sim.engine.trace import Event, Kind, Trace, revenue
 
 
 def step(memo: Memo, e: Event, content: tuple[int, ...], position: int) -> tuple[Memo, bool]:

@@ -13,12 +13,12 @@ from typing import Any
 
 from rich.text import Text
 
-from sim.outcome import Outcome
+from sim.properties.outcome import Outcome
 from sim.properties import ALL_HOLD
 from sim.render import swimlane
 from sim.render.grid import Grid, Violation, build
 from sim.render.text import brief, tick_story
-from sim.trace import Event, Trace
+from sim.engine.trace import Event, Trace
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,9 +11,9 @@ combination (`#silent=paused&fencing=on&...`), so a link reproduces a view.
 
 Data comes from the sweep: the JSON document of `sweep.json` (switches, outcome, needed,
 summary) and each run's `Grid`, built where the run was simulated
-(`sim.sweep.simulate_all(grids=True)`); nothing of the 864 runs is simulated or derived
+(`sim.analysis.sweep.simulate_all(grids=True)`); nothing of the 864 runs is simulated or derived
 again here. The page's last section lists the ten failures beyond the article's model
-(`sim.cases`), each with the swimlanes of its named scenarios, which `case_views` runs.
+(`sim.model.cases`), each with the swimlanes of its named scenarios, which `case_views` runs.
 
 The data is embedded as one JSON value (`<script type="application/json">`), compacted by
 interning: every distinct string, mark, cell, row, legend entry, outcome and grid is stored
@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from sim import scenario as scenarios
-from sim.cases import CASES, runs_with
+from sim.model.cases import CASES, runs_with
 from sim import properties
 from sim.properties import BY_NAME, GUARDS
 from sim.render import overview
@@ -47,8 +47,8 @@ from sim.render.lane import (
     thaw,
 )
 from sim.run import run_scenario
-from sim.schedule import EXAMPLE_CHANGE_TICK, EXAMPLE_SILENCE_TICK, EXAMPLE_WAKE_TICK
-from sim.switches import PROTECTIONS, SWEPT, SWITCHES, Change, Switches
+from sim.model.schedule import EXAMPLE_CHANGE_TICK, EXAMPLE_SILENCE_TICK, EXAMPLE_WAKE_TICK
+from sim.model.switches import PROTECTIONS, SWEPT, SWITCHES, Change, Switches
 
 Document = dict[str, Any]
 
@@ -162,7 +162,7 @@ CaseView = tuple[str, str, tuple[str, ...], Grid]
 
 
 def case_views() -> list[tuple[int, list[CaseView]]]:
-    """Each case beyond the article's model with its scenarios run (`sim.cases`)."""
+    """Each case beyond the article's model with its scenarios run (`sim.model.cases`)."""
     out = []
     for case in CASES:
         views: list[CaseView] = []
@@ -284,9 +284,9 @@ def presets() -> list[dict[str, Any]]:
 
 
 def profiles() -> list[dict[str, Any]]:
-    """The engine profiles (`sim.profiles`): the swept switches each sets, the settings it
+    """The engine profiles (`sim.model.profiles`): the swept switches each sets, the settings it
     gives outside the 864 runs (knobs), and what the application must add."""
-    from sim.profiles import PROFILES
+    from sim.model.profiles import PROFILES
 
     return [
         {

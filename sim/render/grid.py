@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sim.engine.state import AttemptState, Status
-from sim.events import (
+from sim.model.events import (
     Accepted,
     Admitted,
     Adopted,
@@ -49,11 +49,11 @@ from sim.events import (
     payload,
     write,
 )
-from sim.outcome import what_happened
+from sim.properties.outcome import what_happened
 from sim.properties import BY_NAME, breaking_events
 from sim.properties.stale_write import superseded
 from sim.render.text import describe, tick_story
-from sim.trace import Event, Kind, Trace
+from sim.engine.trace import Event, Kind, Trace
 
 #: legend key -> (group, example symbol, class, meaning). The legend lists the entries a grid
 #: uses, in this order, each with the first symbol that used it in that grid.
@@ -249,7 +249,7 @@ def build(trace: Trace, until: int | None = None, lines: dict[Hashable, str] | N
 
 @dataclass(slots=True)
 class Shared:
-    """Swimlanes already built, by what happened in their run (`sim.outcome.what_happened`), and
+    """Swimlanes already built, by what happened in their run (`sim.properties.outcome.what_happened`), and
     the story lines already worded, by a tick's events (many runs share ticks)."""
 
     grids: dict[Hashable, Grid] = field(default_factory=dict)
@@ -259,7 +259,7 @@ class Shared:
 def build_shared(trace: Trace, cache: Shared, what: Hashable | None = None) -> Grid:
     """`build(trace)`, reusing a grid already built from the same events.
 
-    A grid depends on what happened in the run (`sim.outcome.what_happened`: the events, report
+    A grid depends on what happened in the run (`sim.properties.outcome.what_happened`: the events, report
     versions, schedule, last tick); the switches are only carried along. Many sweep runs
     differ in a switch that changes nothing that happened (a relaxed newsletter rule that
     picks the same digest), so the sweep builds each distinct swimlane once. `what` is
@@ -279,7 +279,7 @@ _SHARED = Shared()
 
 def shared(trace: Trace, what: Hashable | None = None) -> Grid:
     """`build_shared` with this process's own cache: what `sim sweep` keeps of each run for
-    the explainer page (passed to `sim.sweep.sweep(view=...)`, so it runs in the process
+    the explainer page (passed to `sim.analysis.sweep.sweep(view=...)`, so it runs in the process
     that simulated the run, with the run's `what_happened` value as `what`)."""
     return build_shared(trace, _SHARED, what)
 

@@ -21,7 +21,7 @@ from typing import Any, TextIO
 
 from sim.render.shown import VARIABLES, At, Map, ticks
 from sim.render.text import describe
-from sim.trace import Trace
+from sim.engine.trace import Trace
 
 FORMAT_DESCRIPTION = "https://apalache-mc.org/docs/adr/015adr-trace.html"
 

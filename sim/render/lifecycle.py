@@ -27,9 +27,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sim.events import Feed, payload, write
+from sim.model.events import Feed, payload, write
 from sim.render.shown import At, epoch, refusals, ticks, verdict
-from sim.trace import Kind, Trace
+from sim.engine.trace import Kind, Trace
 
 #: the three lifecycles, in the order a page lists them, and their states in lifecycle order.
 KINDS = ("attempts", "artifacts", "effects")

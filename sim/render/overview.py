@@ -27,7 +27,7 @@ import html
 from dataclasses import dataclass
 from typing import Any
 
-from sim.switches import SWITCHES, Switches
+from sim.model.switches import SWITCHES, Switches
 
 Document = dict[str, Any]
 

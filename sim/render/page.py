@@ -21,8 +21,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from sim.files import starts_with
-from sim.outcome import Outcome
+from sim.base.files import starts_with
+from sim.properties.outcome import Outcome
 from sim import properties
 from sim.render.grid import Grid
 from sim.render.lane import (
@@ -35,7 +35,7 @@ from sim.render.lane import (
     json_for_script,
 )
 from sim.render.lifecycle import KINDS, STATES, TickState, lifecycles
-from sim.trace import Trace
+from sim.engine.trace import Trace
 
 #: format version of the embedded data (bump when it changes).
 FORMAT = 1

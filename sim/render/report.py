@@ -5,7 +5,7 @@ text. `WRITERS` is what `sim sweep` writes, in order; a new report is one more w
 appended there. A writer that draws runs (the explainer page) also takes each run's
 swimlane: it is marked `grids=True` and called as `render(doc, grids)`. Every writer is deterministic to the byte: fixed order,
 no timestamps, no absolute paths. `write_reports` replaces each file atomically through
-`sim.files` (a temporary file in the same folder, fsynced, then renamed over the old one), so a
+`sim.base.files` (a temporary file in the same folder, fsynced, then renamed over the old one), so a
 reader, or a kill, never leaves half a report.
 """
 
@@ -19,13 +19,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sim.files import OutError, atomic_write_many
-from sim.outcome import FIELDS as OUTCOME_FIELDS
+from sim.base.files import OutError, atomic_write_many
+from sim.properties.outcome import FIELDS as OUTCOME_FIELDS
 from sim.render.explainer import render_explainer
 from sim.render.grid import Grid
 from sim.render.overview import ROW_SWITCHES, COLUMN_SWITCHES, render_map
 from sim.scenario import NEWSLETTER_KEYS
-from sim.switches import Switches
+from sim.model.switches import Switches
 
 Document = dict[str, Any]
 

@@ -28,9 +28,9 @@ from typing import Any
 
 from sim.engine.records import knows
 from sim.engine.state import AttemptState, Setup, State, find_candidate
-from sim.events import Refused, payload
+from sim.model.events import Refused, payload
 from sim.properties import violations
-from sim.trace import Event, Kind, Trace, quoted, revenue
+from sim.engine.trace import Event, Kind, Trace, quoted, revenue
 
 Record = dict[str, Any]
 

@@ -20,13 +20,13 @@ from rich.cells import cell_len
 from rich.console import Console
 from rich.text import Text
 
-from sim.outcome import Outcome
+from sim.properties.outcome import Outcome
 from sim.properties import ALL_HOLD, BY_NAME
 from sim.render.grid import Cell, Grid
 from sim.render.lifecycle import TickState
 from sim.render.text import outcome_lines
-from sim.switches import Switches
-from sim.trace import Trace
+from sim.model.switches import Switches
+from sim.engine.trace import Trace
 
 #: style class -> Rich style. Colour repeats the text; it never carries meaning alone.
 STYLES: dict[str, str] = {

@@ -1,6 +1,6 @@
 """A trace in words: each event's line, the per-tick story, and the outcome.
 
-The wording of each event kind lives with its declaration in `sim.events`; this module only
+The wording of each event kind lives with its declaration in `sim.model.events`; this module only
 names the event's attempt and joins the phrases of one tick.
 """
 
@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
 
-from sim.events import EVENT_KINDS, Computed, computed_extras, narrate, payload, phrase, stale, write
-from sim.outcome import Outcome, encoded
-from sim.trace import Event, Kind, Trace
+from sim.model.events import EVENT_KINDS, Computed, computed_extras, narrate, payload, phrase, stale, write
+from sim.properties.outcome import Outcome, encoded
+from sim.engine.trace import Event, Kind, Trace
 
 
 def describe(event: Event) -> str:

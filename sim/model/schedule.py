@@ -1,0 +1,99 @@
+"""Fault schedules as data.
+
+A schedule says what happens *to* the work: a tuple of faults (each of a kind registered in
+`sim.model.faults`: a silence, a report change, a poster's death, a duplicated delivery, ...), plus
+the constants of the setting (sections, first owner token, heartbeat limit, the newsletter's
+ready tick, the engine's horizon).
+
+The worked example's timings are one schedule, built from three of the switches by
+`worked_example`; the engine never special-cases them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TypeVar
+
+from sim.base.errors import ScheduleError
+from sim.model.faults import KINDS, Fault, canonical
+from sim.base.limits import MAX_HORIZON
+from sim.model.switches import Change, PostDeath, Silent, Switches
+
+F = TypeVar("F", bound=Fault)
+
+
+@dataclass(frozen=True, slots=True)
+class Schedule:
+    #: the faults, in their canonical order (by kind, then the kind's own order)
+    faults: tuple[Fault, ...] = ()
+    sections: int = 4
+    first_token: int = 41
+    heartbeat_limit: int = 2
+    newsletter_ready: int = 12
+    horizon: int = 200
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "faults", canonical(self.faults))
+        self.validate()
+
+    def of(self, kind: type[F]) -> tuple[F, ...]:
+        """The faults of one kind."""
+        return tuple(f for f in self.faults if type(f) is kind)
+
+    def with_faults(self, faults: Sequence[Fault]) -> Schedule:
+        return dataclasses.replace(self, faults=tuple(faults))
+
+    def with_kind(self, kind: type[Fault], faults: Sequence[Fault]) -> Schedule:
+        """The same schedule with the faults of `kind` replaced by `faults`."""
+        return self.with_faults([f for f in self.faults if type(f) is not kind] + list(faults))
+
+    @property
+    def fault_count(self) -> int:
+        return len(self.faults)
+
+    def validate(self) -> None:
+        """Raise a ScheduleError naming the first thing that cannot happen."""
+        if not 2 <= self.sections <= 26:
+            raise ScheduleError(f"sections: {self.sections} is outside 2..26")
+        if self.first_token < 0:
+            raise ScheduleError(f"first_token: negative token {self.first_token}")
+        if self.heartbeat_limit < 1:
+            raise ScheduleError(f"heartbeat_limit: {self.heartbeat_limit} must be at least 1")
+        if self.newsletter_ready < 0:
+            raise ScheduleError(f"newsletter_ready: negative tick {self.newsletter_ready}")
+        if not 1 <= self.horizon <= MAX_HORIZON:
+            raise ScheduleError(f"horizon: {self.horizon} is outside 1..{MAX_HORIZON}")
+        for kind in KINDS:
+            kind.validate(self.of(kind), self)
+        spots: dict[tuple[int, ...], Fault] = {}
+        for f in self.faults:
+            spot = (f.moment.value, *f.where())
+            other = spots.setdefault(spot, f)
+            if type(other) is not type(f):
+                raise ScheduleError(
+                    f"{f.key}: {f.describe()} and {other.describe()} would take effect at the same moment"
+                )
+
+
+#: the worked example's fixed timings (docs/model.md §5 and §7).
+EXAMPLE_SILENCE_TICK = 3
+EXAMPLE_WAKE_TICK = 8
+EXAMPLE_CHANGE_TICK = {Change.DURING: 4, Change.AFTER: 12}
+
+
+def worked_example(switches: Switches) -> Schedule:
+    """The worked example's schedule for these switches: attempt #1 silent at t3 (waking
+    at t8 if paused), section 2 corrected at t4 or t12, the first poster dying after its
+    send, four sections, token 41, two missed heartbeats, newsletter ready at t12."""
+    from sim.model.faults import PosterDeath, ReportChange, Silence
+
+    wake = EXAMPLE_WAKE_TICK if switches.silent is Silent.PAUSED else None
+    faults: list[Fault] = [Silence(attempt=1, at=EXAMPLE_SILENCE_TICK, wake=wake)]
+    change_tick = EXAMPLE_CHANGE_TICK.get(switches.change)
+    if change_tick is not None:
+        faults.append(ReportChange(at=change_tick, sections=(2,)))
+    if switches.post_death is PostDeath.YES:
+        faults.append(PosterDeath())
+    return Schedule(faults=tuple(faults))
