@@ -455,20 +455,36 @@ class Driven:
             self.unreached = str(missed)
         last = f"w{self.fault.schedule.workers}"
         if last in self.procs.started:
-            finish(self.procs, last)
+            self.finish(last)
         self.newsletter = latest_acceptance(self.workdir)  # the dependant reads as soon as the workflow has a result
         if self.stopped is not None:
             if not self.continued:
                 os.kill(self.stopped.pid, signal.SIGCONT)
-            finish(self.procs, next(k for k, p in self.procs.started.items() if p is self.stopped))
+            self.finish(next(k for k, p in self.procs.started.items() if p is self.stopped))
         self.posts = feed_posts(self.workdir)
+
+    def finish(self, label: str) -> None:
+        """Wait for a worker's end; one that failed (the engine raised in it) is a finding, kept
+        with the first fault not injected, not a run that could not be made."""
+        try:
+            finish(self.procs, label)
+        except ConformError as failed:
+            if self.procs.started[label].returncode in (None, 0):
+                raise
+            self.unreached = self.unreached or str(failed)
 
     def hit(self, hit: Hit, first: bool) -> None:
         """Wait for the hit's worker at its barrier, then do its action."""
         label = f"w{hit.worker}"
         held = self.workdir / app.barrier_file("held", label, hit.point)
         watch = tuple(x for x in (label, "feed") if x in self.procs.started)
-        if not wait_until(f"{label} at {hit.point}", held.exists, self.procs, watch, ends_ok=label):
+        try:
+            reached = wait_until(f"{label} at {hit.point}", held.exists, self.procs, watch, ends_ok=label)
+        except ConformError as failed:  # the worker failed before its barrier: the engine raised in it
+            if self.procs.started[label].poll() in (None, 0):
+                raise
+            raise Unreached(str(failed)) from None
+        if not reached:
             raise Unreached(f"{label} ended before {hit.point}")
         if first:
             # the steps before the barrier have returned; wait until the engine has recorded
