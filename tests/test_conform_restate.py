@@ -105,7 +105,8 @@ def test_a_takeover_after_the_servers_retries_shows_retries_inside_one_attempt(
     require_installed()
     real_takeover, real_kill = server_restate.takeover, os.kill
     held: dict[str, Any] = {}
-    monkeypatch.setattr(server_restate, "takeover", lambda workdir, procs: held.update(workdir=workdir, procs=procs))
+    monkeypatch.setattr(server_restate, "takeover",
+                        lambda workdir, procs, to="w2": held.update(workdir=workdir, procs=procs, to=to))  # fmt: skip
 
     def retries(workdir: Path) -> int:
         rows = server_restate.query(workdir, "SELECT retry_count AS n FROM sys_invocation "
@@ -119,7 +120,7 @@ def test_a_takeover_after_the_servers_retries_shows_retries_inside_one_attempt(
             while retries(held["workdir"]) < 2:
                 assert time.monotonic() < deadline, "the server did not retry the stopped w1's invocation"
                 time.sleep(0.1)
-            real_takeover(held["workdir"], held["procs"])
+            real_takeover(held["workdir"], held["procs"], held["to"])
 
     monkeypatch.setattr(os, "kill", kill)
     zombie = next(f for f in FAULTS if f.name == "zombie")
