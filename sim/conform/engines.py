@@ -59,14 +59,19 @@ def _replayed_every_section(o: Observed, p: Observed) -> bool:
     # each successor that resumes after the acceptance restores every section result recorded
     # before it resumed (those it did not compute itself: 4 less its model calls) where sim
     # predicts none; every other execution restores what sim predicts
-    resumed = {w for w in o.context.after_acceptance}  # wN's successor is index N
+    resumed = set(o.context.after_acceptance)  # wN's successor is index N
     if not resumed or not _breakdown(o, p):
         return False
     return all(
-        (p.restored_by_execution[n] == 0 and o.restored_by_execution[n] == SECTIONS - o.calls_by_execution[n])
-        if n in resumed else o.restored_by_execution[n] == p.restored_by_execution[n]
+        _replayed(o, p, n) if n in resumed else o.restored_by_execution[n] == p.restored_by_execution[n]
         for n in range(len(o.restored_by_execution))
     )
+
+
+def _replayed(o: Observed, p: Observed, n: int) -> bool:
+    # execution n restored every section it did not compute (4 less its model calls), where
+    # sim predicts it restores none
+    return p.restored_by_execution[n] == 0 and o.restored_by_execution[n] == SECTIONS - o.calls_by_execution[n]
 
 
 def _breakdown(o: Observed, p: Observed) -> bool:
@@ -99,14 +104,12 @@ def _stopped_worker_restores(o: Observed, p: Observed) -> bool:
 def _replayed_by_the_workflow_task(o: Observed, p: Observed) -> bool:
     # Temporal: the worker that runs the workflow task after the post replays the history; a
     # successor that only ran the post's activity attempt (then was killed) replayed nothing
-    resumed = {w for w in o.context.after_acceptance}
+    resumed = set(o.context.after_acceptance)
     last = len(o.restored_by_execution) - 1
     if not resumed or not _breakdown(o, p) or last not in resumed:
         return False
-    replayed = [p.restored_by_execution[n] == 0 and o.restored_by_execution[n] == SECTIONS - o.calls_by_execution[n]
-                for n in range(len(o.restored_by_execution))]  # fmt: skip
-    return replayed[last] and all(
-        (replayed[n] or o.restored_by_execution[n] == 0) if n in resumed
+    return _replayed(o, p, last) and all(
+        (_replayed(o, p, n) or o.restored_by_execution[n] == 0) if n in resumed
         else o.restored_by_execution[n] == p.restored_by_execution[n]
         for n in range(last)
     )

@@ -52,8 +52,8 @@ def _behaviours(doc: dict[str, Any], bullet: str, end: str) -> list[str]:
 def claims_lines(doc: dict[str, Any], bullet: str) -> list[str]:
     """Each claim of the engine's profile: exercised by the schedules run here, contradicted,
     or documentation-only (sim/conform/claims.py)."""
-    return [f"{bullet}`{c['claim']}`: {c['status']} ({c['why']})" if bullet.startswith("-") else
-            f"{bullet}{c['claim']}: {c['status']} ({c['why']})" for c in doc.get("claims", ())]  # fmt: skip
+    quote = "`" if bullet.startswith("-") else ""  # the report's markdown quotes the setting
+    return [f"{bullet}{quote}{c['claim']}{quote}: {c['status']} ({c['why']})" for c in doc.get("claims", ())]
 
 
 KINDS_HEAD = ("fault kind", "schedules", "agree", "explained", "varying", "mismatch")

@@ -216,49 +216,46 @@ def nth_post(trace: Trace, attempt: int, tick: int) -> int:
 
 @dataclass(frozen=True, slots=True)
 class Placed:
-    """The faults of `sim`'s scenario, built hit by hit."""
+    """The faults of `sim`'s scenario, built hit by hit, as data: each silence (attempt, tick,
+    wake or None), each change's tick, each poster death (point, nth), each poster pause (nth,
+    ticks); and the newsletter's ready tick."""
 
-    silent: tuple[str, ...] = ()
-    changed: tuple[str, ...] = ()
-    died: tuple[str, ...] = ()
-    paused: tuple[str, ...] = ()
+    silent: tuple[tuple[int, int, int | None], ...] = ()
+    changed: tuple[int, ...] = ()
+    died: tuple[tuple[str, int], ...] = ()
+    paused: tuple[tuple[int, int], ...] = ()
     ready: int = 12
+
+    def lines(self, keyed: bool, whole: bool) -> list[str]:
+        """The scenario's [switches] and [schedule] tables; `whole`: as a saved file writes them
+        (no empty pause list, the newsletter's ready tick only where it is not the default)."""
+        silences = ", ".join(f"{{attempt = {n}, at = {t}" + ("}" if w is None else f", wake = {w}}}")
+                             for n, t, w in self.silent)  # fmt: skip
+        return [
+            "[switches]", 'rule = "any-accepted"', f'key = "{"per-operation" if keyed else "none"}"',
+            *([""] if whole else []), "[schedule]",
+            f"silences = [{silences}]",
+            f"changes = [{', '.join(f'{{at = {t}, sections = [2]}}' for t in self.changed)}]",
+            f"poster_deaths = [{', '.join(f'{{point = {chr(34)}{p}{chr(34)}, nth = {n}}}' for p, n in self.died)}]",
+            *([f"poster_pauses = [{', '.join(f'{{nth = {n}, ticks = {t}}}' for n, t in self.paused)}]"]
+              if self.paused or not whole else []),
+            *(["duplicate_deliveries = []"] if whole else []),
+            *([f"newsletter_ready = {self.ready}"] if self.ready != 12 or not whole else []),
+        ]  # fmt: skip
 
 
 def scenario_text(s: Schedule, switches: dict[str, str]) -> str:
     """The scenario file of a schedule under the engine's switches: `sim`'s run has exactly its
     faults (each placed by `sim`'s run of the hits before it)."""
-    placed = place(s, switches)
-    return "\n".join([
-        f"{HEADER}{s.name}",
-        f'description = "sim conform, a drawn schedule: {s.how}"',
-        "",
-        "[switches]",
-        'rule = "any-accepted"',
-        f'key = "{"per-operation" if s.keyed else "none"}"',
-        "",
-        "[schedule]",
-        f"silences = [{', '.join(placed.silent)}]",
-        f"changes = [{', '.join(placed.changed)}]",
-        f"poster_deaths = [{', '.join(placed.died)}]",
-        *([f"poster_pauses = [{', '.join(placed.paused)}]"] if placed.paused else []),
-        "duplicate_deliveries = []",
-        *([f"newsletter_ready = {placed.ready}"] if placed.ready != 12 else []),
-        "",
-    ])  # fmt: skip
+    return "\n".join([f"{HEADER}{s.name}", f'description = "sim conform, a drawn schedule: {s.how}"', "",
+                      *place(s, switches).lines(s.keyed, whole=True), ""])  # fmt: skip
 
 
-def run_text(text: str, switches: dict[str, str]) -> Trace:
+def run_placed(placed: Placed, keyed: bool, switches: dict[str, str]) -> Trace:
+    """`sim`'s run of the faults placed so far."""
+    text = "\n".join([*placed.lines(keyed, whole=False), ""])
     trace, _ = run_scenario(parse(text, "<drawn>", "drawn").with_switches(switches))
     return trace
-
-
-def partial_text(placed: Placed, keyed: bool) -> str:
-    return "\n".join([
-        "[switches]", 'rule = "any-accepted"', f'key = "{"per-operation" if keyed else "none"}"', "[schedule]",
-        f"silences = [{', '.join(placed.silent)}]", f"changes = [{', '.join(placed.changed)}]",
-        f"poster_deaths = [{', '.join(placed.died)}]", f"poster_pauses = [{', '.join(placed.paused)}]",
-        f"newsletter_ready = {placed.ready}", ""])  # fmt: skip
 
 
 def tick_of(trace: Trace, h: Hit) -> int:
@@ -275,7 +272,7 @@ def place(s: Schedule, switches: dict[str, str]) -> Placed:
     when the last worker is done."""
     placed, stop, wake = Placed(), None, None
     for h in s.hits:
-        trace = run_text(partial_text(placed, s.keyed), switches)
+        trace = run_placed(placed, s.keyed, switches)
         tick = tick_of(trace, h)
         if h.action == "wake":
             # the successor's action at its barrier is under way (its model call made) when
@@ -283,29 +280,30 @@ def place(s: Schedule, switches: dict[str, str]) -> Placed:
             wake = tick + 1
             continue
         if h.change:
-            placed = replace(placed, changed=(*placed.changed, f"{{at = {tick + 1}, sections = [2]}}"))
+            placed = replace(placed, changed=(*placed.changed, tick + 1))
         if not h.ends_worker:
             continue
         nth = nth_post(trace, h.worker, tick)
         if h.at_post:
-            entry = f'{{point = "{h.point}", nth = {nth}}}'
-            placed = replace(placed, died=(*placed.died, entry))
+            placed = replace(placed, died=(*placed.died, (h.point, nth)))
         else:
-            entry = f"{{attempt = {h.worker}, at = {tick}}}"
-            placed = replace(placed, silent=(*placed.silent, entry))
+            placed = replace(placed, silent=(*placed.silent, (h.worker, tick, None)))
         if h.action == "stop":
-            stop = (h, tick, nth, entry)
+            stop = (h, tick, nth)
     if stop is not None:
-        h, tick, nth, entry = stop
-        wake = wake if wake is not None else last_done(run_text(partial_text(placed, s.keyed), switches)) + 1
-        if h.at_post:
-            placed = replace(placed, died=tuple(d for d in placed.died if d != entry),
-                             paused=(f"{{nth = {nth}, ticks = {wake - tick}}}",))  # fmt: skip
-        else:
-            placed = replace(placed, silent=tuple(f"{entry[:-1]}, wake = {wake}}}" if x == entry else x
-                                                    for x in placed.silent))  # fmt: skip
-    final = run_text(partial_text(placed, s.keyed), switches)
+        placed = paused(placed, stop, wake if wake is not None else last_done(run_placed(placed, s.keyed, switches)) + 1)
+    final = run_placed(placed, s.keyed, switches)
     return replace(placed, ready=last_done(final, None if stop is None else stop[0].worker))
+
+
+def paused(placed: Placed, stop: tuple[Hit, int, int], wake: int) -> Placed:
+    """The stop, placed as a kill so far, made a pause that wakes at `wake`: a paused silence,
+    or in the post a poster pause in place of the death."""
+    h, tick, nth = stop
+    if h.at_post:
+        return replace(placed, died=tuple(d for d in placed.died if d != (h.point, nth)), paused=((nth, wake - tick),))
+    return replace(placed, silent=tuple((n, t, wake) if (n, t) == (h.worker, tick) else (n, t, w)
+                                        for n, t, w in placed.silent))  # fmt: skip
 
 
 def last_done(trace: Trace, but: int | None = None) -> int:
@@ -325,7 +323,7 @@ def draw(rng: random.Random, switches: dict[str, str]) -> Schedule:
     worker, after = 1, -1
     for _ in range(rng.randint(1, MOST)):
         s = Schedule(tuple(hits), keyed)
-        trace = run_text(partial_text(place_so_far(s, switches), keyed), switches)
+        trace = run_placed(place_so_far(s, switches), keyed, switches)
         points = [p for p, _ in model_points(trace, worker) if points_in_order().index(p) > after]
         if not points:
             break
@@ -366,24 +364,11 @@ def place_so_far(s: Schedule, switches: dict[str, str]) -> Placed:
 
 def wake_point(s: Schedule, switches: dict[str, str], rng: random.Random) -> Hit | None:
     """A barrier of the worker after the stopped one, where the stopped one is continued."""
-    trace = run_text(partial_text(place_so_far(s, switches), s.keyed), switches)
+    trace = run_placed(place_so_far(s, switches), s.keyed, switches)
     assert s.stopped is not None
     successor = s.stopped.worker + 1
     points = [p for p, _ in model_points(trace, successor)]
     return Hit(successor, rng.choice(points), "wake") if points else None
-
-
-def every_single() -> list[Schedule]:
-    """Every one-fault schedule (a kill, a stop or a change at one barrier of w1)."""
-    out = []
-    for point in points_in_order():
-        for keyed in (True, False):
-            for action in ("kill", "stop", "change"):
-                for change in (False, True):
-                    s = Schedule((Hit(1, point, action, change or action == "change"),), keyed)
-                    if s.invalid() is None and s not in out:
-                        out.append(s)
-    return out
 
 
 def shrinks(s: Schedule) -> list[Schedule]:
