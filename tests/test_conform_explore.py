@@ -118,8 +118,18 @@ def test_a_disagreement_is_shrunk_and_saved(monkeypatch: pytest.MonkeyPatch, tmp
         return {"rows": [{"figure": "posts applied", "observed": "2", "predicted": "1",
                           "verdict": "MISMATCH" if bad else "match"}]}  # fmt: skip
 
+    def observe(engine: Any, fault: harness.Fault, workdir: Path, on_start: Any = None) -> Any:
+        from dataclasses import replace
+
+        ran.append(fault.name)  # a smaller schedule's run while shrinking
+        first = fault.schedule.hits[0]
+        predicted = harness.predict(engine, fault)
+        bad = first.action == "kill" and order.index(first.point) >= 1
+        return replace(predicted, posts=predicted.posts + 1) if bad else predicted
+
     drawn = Schedule.from_name("kill-w1-s4-changed+kill-w2-assemble+kill-w3-after-send")
     monkeypatch.setattr(harness, "run_fault", made_up)
+    monkeypatch.setattr(harness, "observe", observe)
     monkeypatch.setattr(harness, "require", lambda engine: None)
     monkeypatch.setattr(schedule, "draw", lambda rng, switches: drawn)
     doc = explore.explore("dbos", 1, 0, tmp_path, runs=3)
@@ -196,3 +206,54 @@ def test_twenty_drawn_schedules_on_a_server(engine: str, tmp_path: Path, capsys:
     doc = explored(engine, 20, 20, 3, tmp_path, capsys)
     assert doc["seconds"] < 15 * 60
     assert doc["ok"], doc["disagreements"]
+
+
+def _engine_disagreeing_with(culprit: str, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Stand in for the engine's run: a run of a schedule that has the hit `culprit` observes
+    one more post than sim predicts, any other run observes the prediction. Returns the names
+    of the schedules run, in order."""
+    ran: list[str] = []
+
+    def observe(engine: Any, fault: harness.Fault, workdir: Path, on_start: Any = None) -> Any:
+        from dataclasses import replace
+
+        ran.append(fault.schedule.name)
+        predicted = harness.predict(engine, fault)
+        hit = culprit in fault.schedule.name.split("+")
+        return replace(predicted, posts=predicted.posts + 1) if hit else predicted
+
+    monkeypatch.setattr(harness, "observe", observe)
+    return ran
+
+
+def test_shrinking_keeps_only_the_hit_that_disagrees(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    ran = _engine_disagreeing_with("kill-w1-s3", monkeypatch)
+    monkeypatch.setattr(explore, "SHRINK_RUNS", 100)
+    drawn = Schedule.from_name("kill-w1-s3+kill-w2-after-send")
+    found = explore.shrink_and_save(ENGINES["dbos"], drawn, tmp_path, 3, None, tmp_path)
+    assert found["shrunk"] == "kill-w1-s3"
+    assert found["shrink_complete"] and found["shrink_runs"] == len(ran) - 3
+    assert [r["figure"] for r in found["rows"]] == ["posts applied"]
+    assert (tmp_path / found["file"]).read_text(encoding="utf-8").startswith(schedule.HEADER + found["shrunk"])
+    # a smaller schedule that agrees is run `runs` times before it is given up; one that
+    # disagrees is kept at its first disagreeing run
+    assert all(ran.count(name) in (1, 3, 4) for name in set(ran))
+
+
+def test_shrinking_stops_at_its_budget(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    ran = _engine_disagreeing_with("never", monkeypatch)
+    monkeypatch.setattr(explore, "SHRINK_RUNS", 4)
+    drawn = Schedule.from_name("kill-w1-s3+kill-w2-after-send")
+    found = explore.shrink_and_save(ENGINES["dbos"], drawn, tmp_path, 3, None, tmp_path)
+    assert found["shrunk"] == drawn.name and not found["shrink_complete"]
+    assert len(ran) == 4 + 3 and found["shrink_runs"] == 4  # the budget, then the saved schedule's three runs
+    assert found["rows"] == []
+    text = "\n".join(report_lines(found))
+    assert "shrinking stopped at its budget of 4 runs" in text
+
+
+def report_lines(found: dict[str, Any]) -> list[str]:
+    from sim.conform import report
+
+    doc = {"engine": "dbos", "explore": {"kinds": {}, "seed": 0, "runs": 3, "disagreements": [found]}}
+    return report.explore_lines(doc, markdown=False)

@@ -35,6 +35,10 @@ from sim.conform.observed import Observed
 #: (observed, predicted) -> whether a behaviour accounts for the observed value of one figure
 Allows = Callable[[Observed, Observed], bool]
 
+#: (observed, predicted, n) -> whether a behaviour accounts for execution n's value of a figure
+#: counted per execution (`PER_EXECUTION`)
+AllowsEach = Callable[[Observed, Observed, int], bool]
+
 #: the sections of the worked example (s1..s4): the steps whose results `steps restored` counts
 SECTIONS = 4
 
@@ -49,23 +53,51 @@ class Behaviour:
     #: figure -> (the predicate over (observed, predicted) that holds for the values this
     #: behaviour explains, the predicate in words)
     allows: Mapping[str, tuple[Allows, str]] = field(default_factory=dict)
+    #: figure counted per execution -> (the predicate over (observed, predicted, n) that holds
+    #: for the values of execution n this behaviour explains, the predicate in words)
+    each: Mapping[str, tuple[AllowsEach, str]] = field(default_factory=dict)
+
+    def predicates(self) -> dict[str, str]:
+        """Each figure this behaviour explains, with its predicate in words."""
+        each = {figure: f"execution by execution, each as predicted or {words}" for figure, (_, words) in self.each.items()}
+        return {**{figure: words for figure, (_, words) in self.allows.items()}, **each}
 
     def explains(self, figure: str, observed: Observed, predicted: Observed) -> bool:
         """The behaviour accounts for this figure's observed value (against the prediction)."""
         return figure in self.allows and self.allows[figure][0](observed, predicted)
 
 
-def _replayed_every_section(o: Observed, p: Observed) -> bool:
-    # each successor that resumes after the acceptance restores every section result recorded
-    # before it resumed (those it did not compute itself: 4 less its model calls) where sim
-    # predicts none; every other execution restores what sim predicts
-    resumed = set(o.context.after_acceptance)  # wN's successor is index N
-    if not resumed or not _breakdown(o, p):
-        return False
-    return all(
-        _replayed(o, p, n) if n in resumed else o.restored_by_execution[n] == p.restored_by_execution[n]
-        for n in range(len(o.restored_by_execution))
-    )
+#: the figures counted per execution: each one's counts, and whether they add up to the
+#: figure's total (the restored count is shown as a total, its breakdown read beside it)
+PER_EXECUTION: dict[str, Callable[[Observed], tuple[int, ...]]] = {
+    "model calls by execution": lambda o: o.calls_by_execution,
+    "steps restored": lambda o: o.restored_by_execution,
+}
+
+
+def explained_each(figure: str, behaviours: list[Behaviour], o: Observed, p: Observed) -> list[Behaviour]:
+    """The behaviours that together explain a figure counted per execution: the counts cover
+    the same executions on both sides (and add up to the restored total), and each execution's
+    count is as predicted or explained by one of `behaviours` (one may explain one execution,
+    another the next). Empty when some execution's count is explained by none."""
+    seen, want = PER_EXECUTION[figure](o), PER_EXECUTION[figure](p)
+    if len(seen) != len(want) or sum(o.restored_by_execution) != o.restored or sum(p.restored_by_execution) != p.restored:
+        return []
+    used: list[Behaviour] = []
+    for n in range(len(seen)):
+        if seen[n] == want[n]:
+            continue
+        by = next((b for b in behaviours if figure in b.each and b.each[figure][0](o, p, n)), None)
+        if by is None:
+            return []
+        used += [] if by in used else [by]
+    return used
+
+
+def _replays(o: Observed, p: Observed, n: int) -> bool:
+    # execution n resumed after the acceptance and restored every section it did not compute
+    # (4 less its model calls), where sim predicts it restores none
+    return n in o.context.after_acceptance and _replayed(o, p, n)
 
 
 def _replayed(o: Observed, p: Observed, n: int) -> bool:
@@ -74,45 +106,25 @@ def _replayed(o: Observed, p: Observed, n: int) -> bool:
     return p.restored_by_execution[n] == 0 and o.restored_by_execution[n] == SECTIONS - o.calls_by_execution[n]
 
 
-def _breakdown(o: Observed, p: Observed) -> bool:
-    # the restored count by execution adds up to the figure, on both sides, for the same executions
-    return (len(o.restored_by_execution) == len(p.restored_by_execution)
-            and sum(o.restored_by_execution) == o.restored and sum(p.restored_by_execution) == p.restored)  # fmt: skip
+def _stopped_worker_calls(o: Observed, p: Observed, n: int) -> bool:
+    # the stopped worker runs the activity attempts it was handed: at least the calls predicted
+    return n == o.context.stopped and o.calls_by_execution[n] >= p.calls_by_execution[n]
 
 
-def _stopped_worker_calls(o: Observed, p: Observed) -> bool:
-    s = o.context.stopped
-    if s is None or len(o.calls_by_execution) != len(p.calls_by_execution):
-        return False
-    others = [n for n in range(len(o.calls_by_execution)) if n != s]
-    return (o.calls_by_execution[s] >= p.calls_by_execution[s]
-            and all(o.calls_by_execution[n] == p.calls_by_execution[n] for n in others))  # fmt: skip
-
-
-def _stopped_worker_restores(o: Observed, p: Observed) -> bool:
+def _stopped_worker_restores(o: Observed, p: Observed, n: int) -> bool:
     # the stopped worker's replayed workflow tasks restore at most the sections the other
-    # workers computed; every other worker restores what sim predicts
-    s = o.context.stopped
-    if s is None or not _breakdown(o, p):
+    # workers computed, beyond what sim predicts
+    if n != o.context.stopped:
         return False
-    others = [n for n in range(len(o.restored_by_execution)) if n != s]
-    extra = o.restored_by_execution[s] - p.restored_by_execution[s]
-    return (0 <= extra <= sum(o.calls_by_execution[n] for n in others)
-            and all(o.restored_by_execution[n] == p.restored_by_execution[n] for n in others))  # fmt: skip
+    others = sum(c for m, c in enumerate(o.calls_by_execution) if m != n)
+    return 0 <= o.restored_by_execution[n] - p.restored_by_execution[n] <= others
 
 
-def _replayed_by_the_workflow_task(o: Observed, p: Observed) -> bool:
+def _replayed_by_the_workflow_task(o: Observed, p: Observed, n: int) -> bool:
     # Temporal: the worker that runs the workflow task after the post replays the history; a
     # successor that only ran the post's activity attempt (then was killed) replayed nothing
-    resumed = set(o.context.after_acceptance)
     last = len(o.restored_by_execution) - 1
-    if not resumed or not _breakdown(o, p) or last not in resumed:
-        return False
-    return _replayed(o, p, last) and all(
-        (_replayed(o, p, n) or o.restored_by_execution[n] == 0) if n in resumed
-        else o.restored_by_execution[n] == p.restored_by_execution[n]
-        for n in range(last)
-    )
+    return _replays(o, p, n) or (n != last and n in o.context.after_acceptance and o.restored_by_execution[n] == 0)
 
 
 REPLAY_ON_RESUME = Behaviour(
@@ -120,9 +132,9 @@ REPLAY_ON_RESUME = Behaviour(
     "a successor that resumes after acceptance replays the workflow from the engine's record, "
     "restoring every recorded step; the model's reconciling successor goes straight to the post "
     "and restores none",
-    {"steps restored": (_replayed_every_section,
-                        "sim predicts 0 restored by a successor that resumes after the acceptance; observed: every "
-                        "section it did not compute (4 less its model calls); every other execution as predicted")},
+    each={"steps restored": (_replays,
+                             "sim predicts 0 restored by a successor that resumes after the acceptance; observed: "
+                             "every section it did not compute (4 less its model calls)")},
 )  # fmt: skip
 
 REPLAY_BY_WORKFLOW_TASK = Behaviour(
@@ -131,31 +143,41 @@ REPLAY_BY_WORKFLOW_TASK = Behaviour(
     "restoring every recorded step; the model's reconciling successor goes straight to the post and "
     "restores none. In Temporal the replay is the workflow task's: a successor that only ran an attempt "
     "of the post's activity before it was killed replayed nothing",
-    {"steps restored": (_replayed_by_the_workflow_task,
-                        "sim predicts 0 restored by a successor that resumes after the acceptance; observed: the "
-                        "last worker restores every section it did not compute (4 less its model calls), each "
-                        "earlier such successor that or none; every other execution as predicted")},
+    each={"steps restored": (_replayed_by_the_workflow_task,
+                             "sim predicts 0 restored by a successor that resumes after the acceptance; observed: "
+                             "every section it did not compute (4 less its model calls), or none for such a "
+                             "successor before the last")},
 )  # fmt: skip
 
 
 #: Temporal (docs.temporal.io: encyclopedia/detecting-activity-failures, encyclopedia/workers,
 #: encyclopedia/workflow-execution; the conformance run's history and worker logs)
+def _sends_follow_the_worker(o: Observed, p: Observed) -> bool:
+    # every post but the stopped worker's as predicted; the stopped worker's, read from the
+    # feed's record of who sent each post, any number
+    if o.zombie_sends is None or p.zombie_sends is None:
+        return False
+    return o.posts - o.zombie_sends == p.posts - p.zombie_sends and o.zombie_sends >= 0
+
+
 HANDED_TO_STOPPED = Behaviour(
     "tasks handed to a stopped worker",
     "a stopped worker's open long polls are still handed tasks, and a task handed over counts as "
     "started; each one times out (an activity attempt at its heartbeat timeout, a workflow task at "
     "the workflow task timeout) and goes again to a worker; when continued, the stopped worker runs "
-    "the activity attempts it was handed (spending their model calls) and replays the workflow tasks "
-    "(restoring steps the other worker computed), and the server refuses every result. The model's "
+    "the activity attempts it was handed (spending their model calls; an attempt of the post sends, and "
+    "without a key the feed applies it) and replays the workflow tasks (restoring steps the other worker "
+    "computed), and the server refuses every result. The model's "
     "woken worker finishes only the action it held (and is refused at its write); its knob `retries` "
     "re-delivers a step to the paused worker a fixed number of times, where Temporal matches each "
     "attempt to whichever open poll it meets, the stopped worker's or the other's, so the count "
     "varies from run to run",
-    {"model calls by execution": (_stopped_worker_calls,
-                                  "the stopped worker's calls at least those predicted, every other worker's as predicted"),
-     "steps restored": (_stopped_worker_restores,
-                        "the stopped worker's at least those predicted, at most that plus the sections the other "
-                        "workers computed; every other worker's as predicted")},
+    {"posts applied": (_sends_follow_the_worker, "every post but the stopped worker's as predicted; the stopped "
+                                                 "worker's, read from the feed, any number")},
+    each={"model calls by execution": (_stopped_worker_calls, "the stopped worker's calls: at least those predicted"),
+          "steps restored": (_stopped_worker_restores,
+                             "the stopped worker's: at least those predicted, at most that plus the sections the "
+                             "other workers computed")},
 )  # fmt: skip
 ONE_RESULT = Behaviour(
     "the workflow's one result",
@@ -249,14 +271,11 @@ def _calls_shared(o: Observed, p: Observed) -> bool:
             and sum(o.calls_by_execution[n] for n in pair) >= sum(p.calls_by_execution[n] for n in pair))  # fmt: skip
 
 
-def _restores_bounded(o: Observed, p: Observed) -> bool:
+def _restores_bounded(o: Observed, p: Observed, n: int) -> bool:
     # who replays which workflow task is the server's choice: each of the pair obtains each
-    # section once (at most SECTIONS restored); every other worker restores what sim predicts
+    # section once (at most SECTIONS restored)
     pair = _pair(o)
-    if not _breakdown(o, p) or pair is None:
-        return False
-    return all(0 <= r <= SECTIONS if n in pair else r == p.restored_by_execution[n]
-               for n, r in enumerate(o.restored_by_execution))  # fmt: skip
+    return pair is not None and n in pair and 0 <= o.restored_by_execution[n] <= SECTIONS
 
 
 def _either_of_the_pair(o: Observed, p: Observed) -> bool:
@@ -298,8 +317,6 @@ REJOINS = Behaviour(
     "attempt is superseded and finishes only the action it held",
     {"model calls by execution": (_calls_shared, "every worker's as predicted but the stopped worker's and its "
                                                  "successor's, which together make at least the calls predicted of them"),
-     "steps restored": (_restores_bounded, "the stopped worker and its successor each at most the 4 sections, "
-                                           "every other worker's as predicted"),
      "zombie's end": (_end_of_whoever_posted, "sim predicts stops; observed: the workflow's result, its own "
                                               "where the engine's record of the post is the stopped worker's, "
                                               "else the owner's"),
@@ -307,6 +324,7 @@ REJOINS = Behaviour(
                                           "for one predicted of the stopped worker or its successor, by either"),
      "engine's history": (_history_of_the_pair, "each step's records as predicted, a record predicted of the "
                                                 "stopped worker or its successor by either")},
+    each={"steps restored": (_restores_bounded, "the stopped worker and its successor: each at most the 4 sections")},
 )  # fmt: skip
 
 
@@ -314,12 +332,6 @@ REJOINS = Behaviour(
 #: is cancelled once its heartbeat learns the attempt timed out (the SDK raises CancelledError
 #: in the activity's thread), which may come before its send, and post attempts handed to it
 #: while it was stopped are run when it is continued
-def _sends_follow_the_worker(o: Observed, p: Observed) -> bool:
-    if o.zombie_sends is None or p.zombie_sends is None:
-        return False
-    return o.posts - o.zombie_sends == p.posts - p.zombie_sends and o.zombie_sends >= 0
-
-
 def _duplicate_as_the_posts_say(o: Observed, p: Observed) -> bool:
     # every post of this schedule is of the one digest accepted before the pause: the feed
     # applied a duplicate exactly when it applied more than one post

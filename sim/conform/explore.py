@@ -13,7 +13,8 @@ has exactly these faults.
 Each schedule is run `runs` times (3 by default): a figure that differs between the runs is
 reported as varying, never as a match (`harness.merge`). A schedule with a MISMATCH is a
 disagreement: it is shrunk (a fault dropped, the change dropped, a barrier moved earlier, as
-long as the disagreement stays) and saved into the output folder as a scenario file,
+long as some run of the smaller schedule, of at most `runs`, still disagrees; at most
+`SHRINK_RUNS` engine runs in all) and saved into the output folder as a scenario file,
 replayable with `sim conform ENGINE --schedule FILE`, beside a folder with the engine's own
 records of each run of it (`harness.keep_record`).
 """
@@ -21,6 +22,7 @@ records of each run of it (`harness.keep_record`).
 from __future__ import annotations
 
 import random
+from dataclasses import dataclass
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -102,25 +104,63 @@ def replay(engine_name: str, path: Path, out: Path, runs: int = 1,
     return summary(engine, None, runs, [s], [result], [])
 
 
+#: the most engine runs shrinking one disagreement may spend (each smaller schedule is run until
+#: it disagrees, at most `runs` times); past it, the smallest disagreeing schedule found so far
+#: is the one saved, and the disagreement says the shrinking stopped there
+SHRINK_RUNS = 12
+
+
+@dataclass
+class Budget:
+    """The engine runs a shrinking has spent, and whether it ran out."""
+
+    spent: int = 0
+    exhausted: bool = False
+
+    def take(self) -> bool:
+        """One more run, if the budget has it."""
+        self.exhausted = self.exhausted or self.spent >= SHRINK_RUNS
+        self.spent += not self.exhausted
+        return not self.exhausted
+
+
+def disagrees(engine: Engine, fault: Fault, runs: int, on_start: Callable[[list[int]], None] | None,
+              budget: Budget) -> bool:  # fmt: skip
+    """Whether some run of `fault`, of at most `runs` (stopping at the first that disagrees, and
+    when the budget runs out), has a MISMATCH."""
+    predicted = harness.predict(engine, fault)
+    for _ in range(runs):
+        if not budget.take():
+            return False
+        with harness.run_folder() as workdir:
+            observed = harness.observe(engine, fault, workdir, on_start)
+        if any(r["verdict"] == "MISMATCH" for r in harness.compare(engine, fault, observed, predicted)):
+            return True
+    return False
+
+
 def shrink_and_save(engine: Engine, s: Schedule, out: Path, runs: int,
                     on_start: Callable[[list[int]], None] | None, scratch: Path) -> dict[str, Any]:  # fmt: skip
-    """The smallest schedule below `s` that still disagrees (one step at a time), saved."""
+    """The smallest schedule below `s` that still disagrees (one step at a time, within
+    `SHRINK_RUNS` engine runs), saved with the engine's records of `runs` runs of it."""
     current = s
+    budget = Budget()
     progress = True
-    while progress:
+    while progress and not budget.exhausted:
         progress = False
         for smaller in schedule.shrinks(current):
             try:
                 fault = fault_of(smaller, engine, scratch)
             except ScheduleTextError:  # a barrier sim's run of the smaller schedule never reaches
                 continue
-            if mismatched(harness.run_fault(engine, fault, on_start, runs)):
+            if disagrees(engine, fault, runs, on_start, budget):
                 current, progress = smaller, True
                 break
     name = f"disagreement-{engine.name}-{current.name}"
     write_out(out / f"{name}.toml", schedule.scenario_text(current, engine.switches))
     result = harness.run_fault(engine, fault_of(current, engine, scratch), on_start, runs, keep=out / name)
     return {"drawn": s.name, "shrunk": current.name, "file": f"{name}.toml", "record": name,
+            "shrink_runs": budget.spent, "shrink_complete": not budget.exhausted,
             "rows": [r for r in result["rows"] if r["verdict"] == "MISMATCH"]}  # fmt: skip
 
 

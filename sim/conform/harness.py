@@ -50,7 +50,7 @@ from pathlib import Path
 from typing import Any
 
 from sim.conform import app, history, invariants
-from sim.conform.engines import ENGINES, Behaviour, Engine
+from sim.conform.engines import ENGINES, PER_EXECUTION, Behaviour, Engine, explained_each
 from sim.conform.observed import Context, Observed
 from sim.conform.schedule import Hit, Schedule
 from sim.base.errors import SimError
@@ -698,11 +698,17 @@ def verdict(engine: Engine, fault: Fault, figure: str, observed: Observed, predi
     if seen == want:
         row["verdict"] = "match"
         return row
-    for behaviour in behaviours(engine, fault):
+    listed = behaviours(engine, fault)
+    for behaviour in listed:
         if behaviour.explains(figure, observed, predicted):
             row["verdict"] = "explained"
             row["behaviour"] = behaviour.name
             return row
+    together = explained_each(figure, listed, observed, predicted) if figure in PER_EXECUTION else []
+    if together:
+        row["verdict"] = "explained"
+        row["behaviour"] = ", ".join(b.name for b in together)
+        return row
     row["verdict"] = "MISMATCH"
     if figure == "engine's history" and observed.history is not None and predicted.history is not None:
         row["difference"] = history.first_difference(dict(observed.history), dict(predicted.history)) or ""
@@ -800,7 +806,7 @@ def conform(engine_name: str, only: tuple[str, ...] = (), jobs: int = 1,
         "runs": runs,
         "faults": results,
         "behaviours": {name: b.text for name, b in behaviours.items()},
-        "predicates": {name: {figure: words for figure, (_, words) in b.allows.items()} for name, b in behaviours.items()},
+        "predicates": {name: b.predicates() for name, b in behaviours.items()},
         "summary": {"rows": len(rows), "match": counts["match"], "explained": counts["explained"],
                     "varying": counts["varying"], "mismatch": counts["MISMATCH"]},  # fmt: skip
         "ok": counts["MISMATCH"] == 0,

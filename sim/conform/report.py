@@ -77,7 +77,8 @@ def explore_lines(doc: dict[str, Any], markdown: bool) -> list[str]:
         lines = [head] + ["  " + "  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in [KINDS_HEAD, *rows]]
     for d in found["disagreements"]:
         what = "; ".join(f"{r['figure']}: {r['observed']} against {r['predicted']}" for r in d["rows"])
-        lines.append(f"{'- ' if markdown else '  '}disagreement: {d['drawn']} shrunk to {d['shrunk']}, "
+        stopped = "" if d.get("shrink_complete", True) else f" (shrinking stopped at its budget of {d['shrink_runs']} runs)"
+        lines.append(f"{'- ' if markdown else '  '}disagreement: {d['drawn']} shrunk to {d['shrunk']}{stopped}, "
                      f"conform-explore/{doc['engine']}/{d['file']}: {what}")  # fmt: skip
     if markdown:
         lines.append("")
