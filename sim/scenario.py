@@ -16,16 +16,14 @@ Named scenarios live in the `scenarios/` folder of the project (installed as the
 from __future__ import annotations
 
 import dataclasses
-import errno
 import importlib
-import os
-import stat
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from sim.base.errors import ScenarioError, ScheduleError, SimError
+from sim.base.files import read_text
 from sim.model.faults import KINDS, by_key
 from sim.model.knobs import KNOBS
 from sim.base.limits import (
@@ -41,9 +39,10 @@ from sim.base.limits import (
 from sim.properties.outcome import FIELDS as OUTCOME_FIELDS
 from sim import properties
 from sim.model.schedule import Schedule, worked_example
+from sim.model.workflow import Workflow, knobs_of
 from sim.model.switches import FAULT_SWITCHES, SWITCHES, Switches, parse_value
 
-TOP_KEYS = ("description", "switches", "schedule", "expect")
+TOP_KEYS = ("description", "workflow", "switches", "schedule", "expect")
 SCALARS = ("sections", "first_token", "heartbeat_limit", "newsletter_ready", "horizon")
 #: the values each of the setting's constants may take (docs/limits.md)
 SCALAR_RANGES = {
@@ -67,10 +66,21 @@ class Scenario:
     overrides: dict[str, Any] = field(default_factory=dict)
     expect: dict[str, Any] = field(default_factory=dict)
     source: str = "<built-in>"
+    #: the workflow the scenario runs (`sim.model.workflow`; None: the article's, built in)
+    workflow: Workflow | None = None
 
     @property
     def schedule(self) -> Schedule:
-        return build_schedule(self.switches, self.overrides, self.source)
+        return build_schedule(self.switches, self.overrides, self.source, self.workflow)
+
+    def with_workflow(self, workflow: Workflow) -> Scenario:
+        """The same scenario on another workflow (`--workflow`): its faults placed by the
+        workflow's rule, the workflow's receiver and assessor settings under the switches the
+        scenario sets; expectations no longer apply."""
+        own = dict(pair.split("=", 1) for pair in self.switches.label().split())  # what the scenario sets
+        switches = Switches().with_values({**knobs_of(workflow), **own})
+        build_schedule(switches, self.overrides, self.source, workflow)  # a workflow the engine cannot run
+        return dataclasses.replace(self, switches=switches, workflow=workflow, expect={})
 
     def with_switches(self, values: dict[str, str]) -> Scenario:
         """The same scenario with some switches set (`--set`); expectations no longer apply."""
@@ -126,42 +136,6 @@ def _is_file(path: Path) -> bool:
         return False
 
 
-def read_text(path: Path, shown: str) -> str:
-    """A scenario file's text: a regular file of at most MAX_FILE_BYTES, strict UTF-8."""
-    try:
-        info = os.stat(path)
-    except OSError as exc:
-        raise ScenarioError(f"{shown}: {_os_reason(exc)}") from None
-    if stat.S_ISDIR(info.st_mode):
-        raise ScenarioError(f"{shown}: is a folder, not a scenario file")
-    if not stat.S_ISREG(info.st_mode):
-        raise ScenarioError(f"{shown}: not a regular file (a FIFO, device or socket); give a .toml file")
-    try:
-        with open(path, "rb") as handle:
-            data = handle.read(MAX_FILE_BYTES + 1)
-    except OSError as exc:
-        raise ScenarioError(f"{shown}: cannot be read: {_os_reason(exc)}") from None
-    if len(data) > MAX_FILE_BYTES:
-        raise ScenarioError(f"{shown}: larger than {MAX_FILE_BYTES:,} bytes; a scenario file is a few lines of TOML")
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise ScenarioError(f"{shown}: not UTF-8 text (byte {exc.start} is {data[exc.start]:#04x}); a scenario file is UTF-8 TOML") from None
-
-
-def _os_reason(exc: OSError) -> str:
-    reasons = {
-        errno.ENOENT: "no such scenario file",
-        errno.EACCES: "permission denied",
-        errno.EPERM: "permission denied",
-        errno.ENAMETOOLONG: "file name too long",
-        errno.ELOOP: "a loop of symbolic links",
-        errno.ENOTDIR: "a part of the path is not a folder",
-        errno.EISDIR: "is a folder, not a scenario file",
-    }
-    return reasons.get(exc.errno or 0, exc.strerror or type(exc).__name__)
-
-
 def parse(text: str, source: str, name: str) -> Scenario:
     """A scenario from its TOML text; every problem is a ScenarioError naming `source` and the key."""
     try:
@@ -184,12 +158,28 @@ def parse(text: str, source: str, name: str) -> Scenario:
             parse_value(key, value, f"{source}: switches.{key}")
         except SimError as exc:
             raise ScenarioError(str(exc)) from None
-    switches = Switches().with_values(raw_switches)
+    workflow = _workflow(data, source)
+    switches = Switches().with_values({**knobs_of(workflow), **raw_switches})
     overrides = _table(data, "schedule", source)
-    build_schedule(switches, overrides, source)  # validate now, with the file's name
+    build_schedule(switches, overrides, source, workflow)  # validate now, with the file's name
     expect = _table(data, "expect", source)
     _check_expect(expect, source)
-    return Scenario(name, description.strip(), switches, overrides, expect, source)
+    return Scenario(name, description.strip(), switches, overrides, expect, source, workflow)
+
+
+def _workflow(data: dict[str, Any], source: str) -> Workflow | None:
+    """The workflow a scenario file names (`workflow = "NAME"` or a path, relative to the
+    file's folder), loaded; None for the article's."""
+    ref = data.get("workflow")
+    if ref is None:
+        return None
+    if not isinstance(ref, str):
+        raise ScenarioError(f"{source}: workflow: found {quote(ref)}; allowed: a shipped workflow's name or a path")
+    from sim import workflow
+
+    if ref.endswith(".toml") or "/" in ref:
+        ref = str(Path(source).parent / ref)
+    return workflow.load(ref)
 
 
 def _check_depth(data: Any, source: str) -> None:
@@ -209,11 +199,11 @@ def _check_depth(data: Any, source: str) -> None:
             stack.extend((v, depth + 1, f"{key}[{i}]") for i, v in enumerate(value))
 
 
-def build_schedule(switches: Switches, overrides: dict[str, Any], source: str) -> Schedule:
+def build_schedule(switches: Switches, overrides: dict[str, Any], source: str, workflow: Workflow | None = None) -> Schedule:
     """The worked example's schedule for these switches, with the file's overrides applied:
     a scalar replaces the constant, a fault kind's list replaces that kind's faults."""
     _only(overrides, SCALARS + tuple(kind.key for kind in KINDS), source, "schedule.")
-    base = worked_example(switches)
+    base = worked_example(switches, workflow)
     changes: dict[str, Any] = {}
     for key in SCALARS:
         if key in overrides:

@@ -103,7 +103,7 @@ def test_dump_round_trips_a_schedule() -> None:
         ("[switches\n", "x.toml: not valid TOML"),
         ("[switches]\nfencing = 'maybe'\n", "switch 'fencing' has no value 'maybe'; allowed: on, off"),
         ("[switches]\nfence = 'on'\n", "x.toml: switches.fence: unknown switch; switches are: silent, fencing"),
-        ("colour = 1\n", "x.toml: colour: unknown key; allowed: description, switches, schedule, expect"),
+        ("colour = 1\n", "x.toml: colour: unknown key; allowed: description, workflow, switches, schedule, expect"),
         ("[schedule]\nsilences = [{attempt = 1, at = 5, wake = 4}]\n", "wakes at t4, not after its silence at t5"),
         ("[schedule]\nchanges = [{at = -1}]\n", "negative tick -1"),
         ("[schedule]\nsilences = [{attempt = 0, at = 3}]\n", "attempt #0 does not exist"),

@@ -43,6 +43,7 @@ from sim.properties.outcome import Outcome, outcome, what_happened
 from sim.properties import ARTICLE_NAMES as NAMES
 from sim.properties import ARTICLE_SAFETY as SAFETY
 from sim.model.schedule import worked_example
+from sim.model.workflow import Workflow, knobs_of
 from sim.model.switches import (
     COMBINATIONS,
     FAULT_SWITCHES,
@@ -128,7 +129,8 @@ Result = tuple[Outcome, Any]
 
 
 def _simulate_tasks(
-    tasks: Sequence[Task], view: View | None = None, outcomes: dict[Hashable, Outcome] | None = None
+    tasks: Sequence[Task], view: View | None = None, outcomes: dict[Hashable, Outcome] | None = None,
+    workflow: Workflow | None = None,
 ) -> list[Result]:
     """Run a chunk of tasks (in a worker process or in this one). With `view`, each
     fail-open run also yields the view of its trace (which is then dropped).
@@ -142,7 +144,9 @@ def _simulate_tasks(
         switches = COMBINATIONS[rid - 1]
         if gate != switches.gate.value:
             switches = dataclasses.replace(switches, gate=Gate(gate))
-        trace = run_engine(switches, worked_example(switches))
+        if workflow is not None:
+            switches = switches.with_values(knobs_of(workflow))
+        trace = run_engine(switches, worked_example(switches, workflow))
         what = what_happened(trace)
         result = known.get(what)
         if result is None:
@@ -188,7 +192,8 @@ def _gc_paused() -> Iterator[None]:
 
 
 def simulate_all(
-    workers: int = 1, progress: SweepProgress | None = None, view: View | None = None
+    workers: int = 1, progress: SweepProgress | None = None, view: View | None = None,
+    workflow: Workflow | None = None,
 ) -> tuple[list[Run], list[Run]]:
     """The 864 runs (gate fail-open) and the 144 fail-closed reruns, each in run order.
     With `view`, every fail-open run carries the view of its trace (see `View`)."""
@@ -203,7 +208,7 @@ def simulate_all(
     done = 0
     # in this process every chunk reads and fills one table of outcomes; a worker's chunk
     # arrives with an empty one of its own (the partial is pickled with each chunk)
-    simulate_chunk = functools.partial(_simulate_tasks, view=view, outcomes={})
+    simulate_chunk = functools.partial(_simulate_tasks, view=view, outcomes={}, workflow=workflow)
 
     def collect(results: Iterable[list[Result]]) -> None:
         nonlocal done
@@ -510,10 +515,13 @@ def summarize(runs: Sequence[Run], closed: Sequence[Run], needs: Sequence[Needed
     }
 
 
-def sweep(workers: int = 1, progress: SweepProgress | None = None, view: View | None = None) -> Sweep:
+def sweep(workers: int = 1, progress: SweepProgress | None = None, view: View | None = None,
+          workflow: Workflow | None = None) -> Sweep:  # fmt: skip
     """Run all 864 combinations (and the 144 fail-closed reruns) and aggregate them.
-    With `view`, each run also carries the view of its trace (see `View`)."""
-    runs, closed = simulate_all(workers, progress, view)
+    With `view`, each run also carries the view of its trace (see `View`). With `workflow`,
+    the runs are the workflow's worked example (`sim.model.workflow`), its receiver's and
+    assessor's knobs set in every run."""
+    runs, closed = simulate_all(workers, progress, view, workflow)
     needs = [needed(r, runs) for r in runs]
     return Sweep(tuple(runs), tuple(needs), tuple(closed), summarize(runs, closed, needs))
 

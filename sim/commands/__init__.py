@@ -11,6 +11,7 @@ import click
 #: command name -> the module under sim.commands that defines it (a click command of that name)
 COMMANDS: dict[str, str] = {
     "scenarios": "scenarios",
+    "workflows": "workflows",
     "trace": "trace",
     "sweep": "sweep",
     "diff": "diff",

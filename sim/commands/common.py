@@ -101,9 +101,29 @@ def file_value(ctx: click.Context, param: click.Parameter, value: Path | None) -
     return value
 
 
-def load_scenario(name: str, sets: tuple[str, ...], profile: str | None = None) -> Scenario:
+def load_scenario(name: str, sets: tuple[str, ...], profile: str | None = None, workflow: str | None = None) -> Scenario:
     scenario = load(name)
+    if workflow is not None:
+        from sim.workflow import load as load_workflow
+
+        scenario = scenario.with_workflow(load_workflow(workflow))
     return scenario.with_switches(switch_values(sets, profile))
+
+
+def complete_workflows(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[str]:
+    from sim.workflow import names
+
+    return [n for n in names() if n.startswith(incomplete)]
+
+
+def workflow_option(func: F) -> F:
+    return click.option(
+        "--workflow",
+        metavar="NAME|FILE",
+        default=None,
+        shell_complete=complete_workflows,
+        help="Run the scenario on this workflow (sim workflows lists them; default: the article's, digest).",
+    )(func)
 
 
 #: where each command's runs take their faults from, for the notes on inert knobs

@@ -23,13 +23,15 @@ from sim.commands.common import (
     schedule_kinds,
     set_option,
     switch_values,
+    workflow_option,
 )
 from sim.base.files import prepare_out, refuse_special
 from sim.base.limits import MAX_WORKERS  # not sim.analysis.workers: the pool is imported only when used
 from sim.render import grid
-from sim.render.report import render_all, report_names, write_reports
+from sim.render.report import WRITERS, render_all, report_names, write_reports
 from sim.analysis.sweep import SweepProgress
 from sim.analysis.sweep import sweep as run_sweep
+from sim.model.workflow import Workflow
 
 
 lean_import.load("tabulate")  # the summary and sweep.md are its tables: without importlib.metadata
@@ -149,24 +151,34 @@ def summary_lines(summary: dict[str, Any]) -> list[str]:
               "each file replaced atomically, other files left alone).")  # fmt: skip
 @profile_option
 @set_option
-def sweep(workers: int, as_json: bool, out: Path, profile: str | None, sets: tuple[str, ...]) -> int:
+@workflow_option
+def sweep(workers: int, as_json: bool, out: Path, profile: str | None, sets: tuple[str, ...], workflow: str | None) -> int:
     """Run all 864 switch combinations, check every invariant, and write the reports.
 
     With --profile NAME: run the 12 event combinations under what that engine gives by itself,
     then with each protection the application must add, and say which invariants each keeps
     (no reports are written).
+
+    With --workflow NAME|FILE: the 864 runs of that workflow's worked example; its reports go
+    to OUT/workflows/NAME/ (the data reports: sweep.json, sweep.csv, sweep.md, sweep-map.svg).
     """
     if profile is not None:
+        if workflow is not None:
+            raise click.UsageError("--workflow with --profile: not yet; the profile sweep runs the article's workflow")
         return _profile_sweep(profile, sets, as_json)
     if sets:
         raise click.UsageError("--set needs --profile: the 864-run sweep varies the switches itself")
+    shape, names = _workflow_of(workflow)
+    if shape is not None:
+        out = out / "workflows" / shape.name
     out = prepare_out(out)  # fail on a bad --out before the work
-    for name in report_names():  # and on a folder, FIFO, device or socket where a report goes
+    for name in names:  # and on a folder, FIFO, device or socket where a report goes
         refuse_special(out / name)
     with _collector_paused():
         with _progress(sys.stderr.isatty()) as progress:
-            result = run_sweep(workers=workers, progress=progress, view=grid.shared)
-    texts = render_all(result.document(), grids=result.views)  # the views are the runs' grids
+            result = run_sweep(workers=workers, progress=progress, view=grid.shared, workflow=shape)
+    writers = [w for w in WRITERS if w.filename in names]
+    texts = render_all(result.document(), writers, grids=result.views)  # the views are the runs' grids
     paths = write_reports(texts, out)
     if as_json:
         sys.stdout.write(texts["sweep.json"])
@@ -178,6 +190,23 @@ def sweep(workers: int, as_json: bool, out: Path, profile: str | None, sets: tup
     for p in paths:
         click.echo(f"  {p}")
     return 0
+
+
+#: the reports of a workflow's sweep: the data, not the article's explainer page (its words are
+#: the article's pipeline's)
+WORKFLOW_REPORTS = ("sweep.json", "sweep.csv", "sweep-map.svg", "sweep.md")
+
+
+def _workflow_of(name: str | None) -> tuple[Workflow | None, list[str]]:
+    """The workflow a sweep runs (None: the article's, built in) and the reports it writes."""
+    if name is None:
+        return None, report_names()
+    from sim.workflow import DEFAULT, load
+
+    wf = load(name)
+    if wf.source == f"workflows/{DEFAULT}.toml":
+        return None, report_names()  # the article's pipeline: the built-in runs, every report
+    return wf, [n for n in report_names() if n in WORKFLOW_REPORTS]
 
 
 def _profile_sweep(name: str, sets: tuple[str, ...], as_json: bool) -> int:

@@ -20,6 +20,7 @@ from sim.commands.common import (
     note_inert,
     profile_option,
     run_of,
+    workflow_option,
     schedule_kinds,
     set_option,
 )
@@ -119,6 +120,7 @@ def _settings_epilog() -> str:
 @click.argument("scenario", shell_complete=complete_scenarios)
 @set_option
 @profile_option
+@workflow_option
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document (outcome and events).")
 @click.option("--check", is_flag=True, help="Compare the outcome with the scenario's [expect] table; exit 1 on a difference.")
 @click.option("--step", is_flag=True, help="Replay one tick at a time: Enter advances, b goes back, a number jumps, q quits.")
@@ -131,12 +133,12 @@ def _settings_epilog() -> str:
 @click.option("--no-color", is_flag=True, help="Plain text, no colour (also NO_COLOR, and whenever output is piped).")
 @click.option("--width", type=click.IntRange(min=40), metavar="COLS", help="Render for this many columns (default: the terminal's).")
 def trace(
-    scenario: str, sets: tuple[str, ...], profile: str | None, as_json: bool, check: bool, step: bool,
-    until: int | None, fmt: str, html_out: Path | None, no_color: bool, width: int | None,
+    scenario: str, sets: tuple[str, ...], profile: str | None, workflow: str | None, as_json: bool, check: bool,
+    step: bool, until: int | None, fmt: str, html_out: Path | None, no_color: bool, width: int | None,
 ) -> int:  # fmt: skip
     """Run one scenario (a name from `sim scenarios`, or a .toml file) and draw its trace."""
     _refuse_combinations(as_json, fmt, step, html_out)
-    loaded = load_scenario(scenario, sets, profile)
+    loaded = load_scenario(scenario, sets, profile, workflow)
     notes = note_inert([run_of(loaded.switches, schedule_kinds(loaded.schedule))], IN_THE_SCHEDULE)
     events, result = run_scenario(loaded)
     document = result.to_json()

@@ -14,12 +14,15 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from sim.base.errors import ScheduleError
 from sim.model.faults import KINDS, Fault, canonical
 from sim.base.limits import MAX_HORIZON
 from sim.model.switches import Change, PostDeath, Silent, Switches
+
+if TYPE_CHECKING:
+    from sim.model.workflow import Workflow
 
 F = TypeVar("F", bound=Fault)
 
@@ -83,17 +86,33 @@ EXAMPLE_WAKE_TICK = 8
 EXAMPLE_CHANGE_TICK = {Change.DURING: 4, Change.AFTER: 12}
 
 
-def worked_example(switches: Switches) -> Schedule:
+def worked_example(switches: Switches, workflow: Workflow | None = None) -> Schedule:
     """The worked example's schedule for these switches: attempt #1 silent at t3 (waking
     at t8 if paused), section 2 corrected at t4 or t12, the first poster dying after its
-    send, four sections, token 41, two missed heartbeats, newsletter ready at t12."""
-    from sim.model.faults import PosterDeath, ReportChange, Silence
+    send, four sections, token 41, two missed heartbeats, newsletter ready at t12.
 
-    wake = EXAMPLE_WAKE_TICK if switches.silent is Silent.PAUSED else None
-    faults: list[Fault] = [Silence(attempt=1, at=EXAMPLE_SILENCE_TICK, wake=wake)]
-    change_tick = EXAMPLE_CHANGE_TICK.get(switches.change)
+    With a workflow (`sim.model.workflow`), the same faults placed by the workflow's rule
+    (`example_faults`: for workflows/digest.toml, exactly the above) on the engine's shape
+    of it (`engine_shape`); a workflow this version's engine cannot run is a WorkflowError."""
+    from sim.model.faults import PosterDeath, ReportChange, Silence
+    from sim.model.workflow import WorkflowError, engine_shape, example_faults
+
+    silence, wake_tick, changes, changed = EXAMPLE_SILENCE_TICK, EXAMPLE_WAKE_TICK, EXAMPLE_CHANGE_TICK, 2
+    constants: dict[str, int] = {}
+    if workflow is not None:
+        shape = engine_shape(workflow)
+        if isinstance(shape, str):
+            raise WorkflowError(f"{workflow.source}: this version of sim cannot run it yet: {shape} "
+                                "(docs/workflows.md, 'What runs today')")  # fmt: skip
+        ex = example_faults(workflow)
+        silence, wake_tick, changed = ex.silent_tick, ex.wake_tick, shape.figure_section
+        changes = {Change.DURING: ex.change_ticks[0], Change.AFTER: ex.change_ticks[1]}
+        constants = {"sections": shape.sections, "newsletter_ready": shape.newsletter_ready}
+    wake = wake_tick if switches.silent is Silent.PAUSED else None
+    faults: list[Fault] = [Silence(attempt=1, at=silence, wake=wake)]
+    change_tick = changes.get(switches.change)
     if change_tick is not None:
-        faults.append(ReportChange(at=change_tick, sections=(2,)))
+        faults.append(ReportChange(at=change_tick, sections=(changed,)))
     if switches.post_death is PostDeath.YES:
         faults.append(PosterDeath())
-    return Schedule(faults=tuple(faults))
+    return Schedule(faults=tuple(faults), **constants)

@@ -1,0 +1,224 @@
+"""Workflow files (sim/model/workflow.py, sim/workflow.py, `sim workflows`, `--workflow`):
+the shipped workflows load; the article's, workflows/digest.toml, gives exactly the built-in
+worked example; every rule across keys refuses a bad file with one line (exit 2); what the
+journal keys a step by and the order steps run in follow the reads, on shapes drawn at random;
+a workflow the engine runs today sweeps and traces."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sim.cli import main
+from sim.model.schedule import worked_example
+from sim.model.switches import COMBINATIONS, PROTECTIONS
+from sim.model.workflow import (
+    MAX_STEPS,
+    Artifact,
+    Dependant,
+    Effect,
+    Input,
+    Step,
+    Workflow,
+    WorkflowError,
+    check,
+    engine_shape,
+    example_faults,
+    order,
+    reads_through,
+)
+from sim import workflow as files
+from sim.analysis.sweep import sweep
+
+DIGEST = (Path(__file__).parent.parent / "workflows" / "digest.toml").read_text(encoding="utf-8")
+
+
+def test_every_shipped_workflow_loads() -> None:
+    assert {"digest", "code-change", "research-brief", "chat-summary"} <= set(files.names())
+    for name in files.names():
+        wf = files.load(name)
+        assert wf.name == name and wf.source == f"workflows/{name}.toml"
+
+
+def test_the_digest_workflow_is_the_built_in_worked_example() -> None:
+    """workflows/digest.toml's faults, placed by the workflow's rule, are the article's (silent
+    at s3 = t3, waking at t8, section 2 changed at t4 or t12, newsletter at t12) in all 864
+    runs; its settings are the engine's defaults, so its sweep is the built-in sweep."""
+    digest = files.load("digest")
+    ex = example_faults(digest)
+    assert (ex.silent_step, ex.silent_tick, ex.wake_tick, ex.changed, ex.change_ticks) == (
+        "s3", 3, 8, "report.section-2", (4, 12))
+    assert all(worked_example(s, digest) == worked_example(s) for s in COMBINATIONS)
+    shape = engine_shape(digest)
+    assert not isinstance(shape, str)
+    assert shape.knobs == {"receiver": "idempotent", "compensate": "no", "assessor": "form"}
+    assert all(COMBINATIONS[0].knob(k) == v for k, v in shape.knobs.items())
+
+
+def test_a_workflow_with_another_shape_places_the_faults_by_the_rule() -> None:
+    """Changing the digest's figure part to the third section moves the silence to s4 and the
+    change onto section 3: the rule follows the shape, not the article's ticks."""
+    text = DIGEST.replace('figure = ["report.section-2"]', 'figure = ["report.section-3"]')
+    ex = example_faults(files.parse(text, "moved.toml"))
+    assert (ex.silent_step, ex.silent_tick, ex.changed) == ("s4", 4, "report.section-3")
+    fewer = files.parse(DIGEST.replace('ready = 12', 'ready = 15'), "later.toml")
+    assert example_faults(fewer).change_ticks == (4, 15)
+
+
+BAD = [
+    ('reads = ["report.section-1"]', 'reads = ["report.section-9"]', "steps.s1.reads: 'report.section-9' is neither"),
+    ('reads = ["report.section-1"]', 'reads = ["s2"]', "neither the artifact nor"),  # s1 reads s2: fine; but then...
+    ('receiver = "dedup"', 'receiver = "carrier-pigeon"', "effects[0].receiver: found 'carrier-pigeon'; allowed: dedup, no-key, read-back"),
+    ('receiver = "dedup"', 'receiver = "dedup"\nafter = "s4"', "effects.announce.after: 's4' comes before the acceptance"),
+    ('ready = 12', 'ready = -1', "dependants[0].ready: found -1; allowed: an integer 0..500"),
+    ('ready = 12', 'ready = 12\ncolour = "red"', "dependants[0].colour: unknown key; allowed: name, ready, rule, gate"),
+    ('name = "s2"', 'name = "s1"', "the name 's1' is already a step's"),
+    ('assessor = "form"', 'assessor = "vibes"', "artifact.assessor: found 'vibes'; allowed: form, figures"),
+    ('name = "digest"\n', 'name = "Digest!"\n', "name: found 'Digest!'; allowed: a name"),
+    ('receiver = "dedup"', 'receiver = "no-key"\nretention = 5', "effects.announce.retention: only a dedup receiver"),
+]
+
+
+@pytest.mark.parametrize(("old", "new", "says"), BAD)
+def test_a_bad_workflow_is_one_line_naming_the_key(old: str, new: str, says: str, tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    assert old in DIGEST
+    path = tmp_path / "bad.toml"
+    path.write_text(DIGEST.replace(old, new, 1), encoding="utf-8")
+    if "neither the artifact" in says:  # s1 reading s2 and nothing reading s1 is refused
+        path.write_text(DIGEST.replace('assembles = ["s1", "s2", "s3", "s4"]', 'assembles = ["s2", "s3", "s4"]'))
+    assert main(["workflows", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and str(path) in err and says in err, err
+
+
+def test_a_cycle_is_named_along_its_steps(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    text = DIGEST.replace('reads = ["report.section-1"]', 'reads = ["report.section-1", "s3"]').replace(
+        'reads = ["report.section-3"]', 'reads = ["report.section-3", "s1"]')
+    path = tmp_path / "cycle.toml"
+    path.write_text(text, encoding="utf-8")
+    assert main(["workflows", str(path)]) == 2
+    assert "the reads make a cycle (s1 -> s3 -> s1)" in capsys.readouterr().err
+
+
+def test_bounds_are_checked_before_any_work(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    steps = "".join(f'\n[[steps]]\nname = "x{n}"\nreads = ["report.section-1"]\n' for n in range(MAX_STEPS))
+    path = tmp_path / "many.toml"
+    path.write_text(DIGEST.replace("[artifact]", steps + "\n[artifact]"), encoding="utf-8")
+    assert main(["workflows", str(path)]) == 2
+    assert f"steps: {MAX_STEPS + 4} declared; allowed: 1 to {MAX_STEPS}" in capsys.readouterr().err
+    special = tmp_path / "dir.toml"
+    special.mkdir()
+    assert main(["workflows", str(special)]) == 2
+    assert "is a folder, not a workflow file" in capsys.readouterr().err
+
+
+# -- the rules over shapes drawn at random ---------------------------------------------------
+@st.composite
+def shapes(draw: st.DrawFn) -> Workflow:
+    """A workflow of one input of 1..6 parts and 1..10 steps, each reading some parts and
+    some earlier steps (so there is no cycle), declared in a shuffled order."""
+    parts = tuple(f"p{i}" for i in range(draw(st.integers(1, 6))))
+    count = draw(st.integers(1, 10))
+    steps = []
+    for i in range(count):
+        reads = draw(st.lists(st.sampled_from([f"in.{p}" for p in parts]), min_size=1, unique=True))
+        earlier = draw(st.lists(st.sampled_from([f"t{j}" for j in range(i)]), unique=True)) if i else []
+        steps.append(Step(f"t{i}", tuple(reads + earlier)))
+    declared = draw(st.permutations(steps))
+    return Workflow("drawn", "drawn", (Input("in", parts),), tuple(declared),
+                    Artifact("a", tuple(s.name for s in steps), steps[0].reads[0]),
+                    (Effect("e", "dedup"),), (Dependant("d", 12),), "drawn.toml")  # fmt: skip
+
+
+@settings(max_examples=200, deadline=None)
+@given(shapes())
+def test_order_and_journal_keys_follow_the_reads(wf: Workflow) -> None:
+    """Every step runs after each step it reads; its journal key names exactly the parts it
+    reaches through its reads (computed here independently, by fixpoint)."""
+    check(wf)
+    ran = order(wf)
+    assert sorted(ran) == sorted(s.name for s in wf.steps)
+    for s in wf.steps:
+        assert all(ran.index(r) < ran.index(s.name) for r in s.reads if r in wf.step)
+    reach = {s.name: {r for r in s.reads if r not in wf.step} for s in wf.steps}
+    changed = True
+    while changed:
+        changed = False
+        for s in wf.steps:
+            more = set().union(*(reach[r] for r in s.reads if r in wf.step)) - reach[s.name]
+            if more:
+                reach[s.name] |= more
+                changed = True
+    assert all(set(reads_through(wf, s.name)) == reach[s.name] for s in wf.steps)
+    ex = example_faults(wf)
+    assert ex.silent_step in ran and ex.changed in wf.parts
+
+
+def test_a_workflow_beyond_the_engine_says_why(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["trace", "main", "--workflow", "code-change"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "cannot run it yet: it has 2 inputs" in err
+
+
+# -- a workflow the engine runs today --------------------------------------------------------
+def test_the_chat_summary_needs_what_no_key_can_give(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """chat-summary posts to a receiver with no keys: with every protection on, each run in
+    which the poster dies after its send posts twice (duplicate-effect), and no key setting
+    changes that; the digest, with the same protections, never does."""
+    chat = sweep(workflow=files.load("chat-summary"))
+    digest = sweep()
+    all_on = [r for r in chat.runs if set(PROTECTIONS) <= set(r.switches.protections_on())]
+    assert len(all_on) == 24
+    for r in all_on:
+        assert ("duplicate-effect" in r.broken) == (r.switches.post_death.value == "yes"), r.switches.label()
+    by_id = {r.id: r for r in digest.runs}
+    assert all("duplicate-effect" not in by_id[r.id].broken for r in all_on)
+    keyed = {r.id: "duplicate-effect" in r.broken for r in chat.runs if r.switches.key.value == "per-operation"}
+    assert any(keyed.values())
+    assert main(["sweep", "--workflow", "chat-summary", "--json", "--out", str(tmp_path)]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert len(doc["runs"]) == 864
+    assert sorted(p.name for p in (tmp_path / "workflows" / "chat-summary").iterdir()) == [
+        "sweep-map.svg", "sweep.csv", "sweep.json", "sweep.md"]
+
+
+def test_the_digest_workflow_sweeps_as_the_built_in(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["sweep", "--workflow", "digest", "--json", "--out", str(tmp_path / "a")]) == 0
+    named = capsys.readouterr().out
+    assert main(["sweep", "--json", "--out", str(tmp_path / "b")]) == 0
+    assert capsys.readouterr().out == named
+
+
+def test_a_scenario_file_may_name_a_workflow(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "chat.toml"
+    path.write_text('description = "the chat summary"\nworkflow = "chat-summary"\n\n[expect]\nposts_applied = 2\n')
+    assert main(["trace", str(path), "--check", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["outcome"]["posts_applied"] == 2 and doc["switches"]["receiver"] == "none"
+    path.write_text('workflow = "nonesuch"\n')
+    assert main(["trace", str(path)]) == 2
+    assert "unknown workflow 'nonesuch'" in capsys.readouterr().err
+
+
+def test_the_tutorial_commands_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Each command of docs/workflows.md's first block runs and exits 0 (its --out folder here
+    a temporary one)."""
+    import re
+    import shlex
+
+    doc = (Path(__file__).parent.parent / "docs" / "workflows.md").read_text(encoding="utf-8")
+    block = re.search(r"```sh\n(.*?)```", doc, re.DOTALL)
+    assert block is not None
+    commands = [line.split("#", 1)[0].strip() for line in block.group(1).splitlines() if line.strip()]
+    assert len(commands) >= 4
+    for command in commands:
+        args = shlex.split(command.replace("/tmp/r", str(tmp_path)))
+        assert args[0] == "sim"
+        assert main(args[1:]) == 0, command
+    capsys.readouterr()
+    assert (tmp_path / "workflows" / "chat-summary" / "sweep.json").is_file()

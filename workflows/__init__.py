@@ -1,0 +1,1 @@
+"""The shipped workflows (TOML files), installed as package data."""
