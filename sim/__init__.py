@@ -24,6 +24,9 @@ if TYPE_CHECKING:  # what the names below are, for the type checker
     from sim.model.schedule import Schedule, worked_example
     from sim.model.switches import COMBINATIONS, Switches
     from sim.engine.trace import Event, Kind, Trace
+    from sim.model.workflow import Workflow
+    from sim.workflow import load_workflow
+    from sim.analysis.sweep import Sweep, sweep
 
 #: each public name -> the module that defines it
 _WHERE = {
@@ -35,6 +38,10 @@ _WHERE = {
     "Schedule": "sim.model.schedule",
     "Switches": "sim.model.switches",
     "Trace": "sim.engine.trace",
+    "Workflow": "sim.model.workflow",
+    "Sweep": "sim.analysis.sweep",
+    "sweep": "sim.analysis.sweep",
+    "load_workflow": "sim.workflow",
     "load": "sim.scenario",
     "run_scenario": "sim.run",
     "simulate": "sim.run",
@@ -51,9 +58,13 @@ __all__ = [
     "Schedule",
     "Switches",
     "Trace",
+    "Sweep",
+    "Workflow",
     "load",
+    "load_workflow",
     "run_scenario",
     "simulate",
+    "sweep",
     "worked_example",
 ]
 

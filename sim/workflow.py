@@ -62,6 +62,10 @@ def load(name_or_path: str) -> Workflow:
     return parse(_read(workflows_dir() / f"{name_or_path}.toml", shown), shown)
 
 
+#: `sim.load_workflow`: the library's name for `load`
+load_workflow = load
+
+
 def _read(path: Path, shown: str) -> str:
     try:
         return read_text(path, shown, "workflow file")
