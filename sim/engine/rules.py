@@ -826,7 +826,7 @@ def gate(state: State, t: int, faults: Faults) -> Step:
     d.newsletter = digest.digest
     accepted = any(a.digest == digest.digest for a in state.acceptances)
     d.log(t, Kind.NEWSLETTER, None, {
-        "digest": digest.digest, "quote": quoted(digest.parts[1].content, digest.parts[1].truth.wrong),
+        "digest": digest.digest, "quote": quoted(digest.parts[state.setup.figure].content, digest.parts[state.setup.figure].truth.wrong),
         "built_from": list(digest.built_from), "accepted": accepted,
     })  # fmt: skip
     return d.done()

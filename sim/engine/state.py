@@ -233,6 +233,9 @@ class Setup:
     #: first owner token (where a counter that is not durable starts again)
     controller_state: str = "durable"
     first_token: int = 41
+    #: the step (0-based) whose result carries the figure the dependant quotes: the article's
+    #: s2, the revenue; another workflow's first step reading its figure part (docs/workflows.md)
+    figure: int = 1
 
 
 #: the same in every node of one search level (or the end of the run)
@@ -377,6 +380,7 @@ def initial_state(switches: Switches, schedule: Schedule) -> State:
         rule=switches.rule,
         key=switches.key,
         sections=schedule.sections,
+        figure=schedule.figure - 1,
         heartbeat_limit=schedule.heartbeat_limit,
         newsletter_ready=schedule.newsletter_ready,
         horizon=schedule.horizon,

@@ -36,6 +36,9 @@ class Schedule:
     heartbeat_limit: int = 2
     newsletter_ready: int = 12
     horizon: int = 200
+    #: the step (1-based) whose summary carries the figure the newsletter quotes: the article's
+    #: s2; a workflow's first step reading its figure part (`sim.model.workflow`)
+    figure: int = 2
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "faults", canonical(self.faults))
@@ -60,6 +63,8 @@ class Schedule:
         """Raise a ScheduleError naming the first thing that cannot happen."""
         if not 2 <= self.sections <= 26:
             raise ScheduleError(f"sections: {self.sections} is outside 2..26")
+        if not 1 <= self.figure <= self.sections:
+            raise ScheduleError(f"figure: step {self.figure} is outside 1..{self.sections}")
         if self.first_token < 0:
             raise ScheduleError(f"first_token: negative token {self.first_token}")
         if self.heartbeat_limit < 1:
@@ -97,7 +102,8 @@ def worked_example(switches: Switches, workflow: Workflow | None = None) -> Sche
     from sim.model.faults import PosterDeath, ReportChange, Silence
     from sim.model.workflow import WorkflowError, engine_shape, example_faults
 
-    silence, wake_tick, changes, changed = EXAMPLE_SILENCE_TICK, EXAMPLE_WAKE_TICK, EXAMPLE_CHANGE_TICK, 2
+    silence, wake_tick, changes = EXAMPLE_SILENCE_TICK, EXAMPLE_WAKE_TICK, EXAMPLE_CHANGE_TICK
+    changed: tuple[int, ...] = (2,)
     constants: dict[str, int] = {}
     if workflow is not None:
         shape = engine_shape(workflow)
@@ -105,14 +111,14 @@ def worked_example(switches: Switches, workflow: Workflow | None = None) -> Sche
             raise WorkflowError(f"{workflow.source}: this version of sim cannot run it yet: {shape} "
                                 "(docs/workflows.md, 'What runs today')")  # fmt: skip
         ex = example_faults(workflow)
-        silence, wake_tick, changed = ex.silent_tick, ex.wake_tick, shape.figure_section
+        silence, wake_tick, changed = ex.silent_tick, ex.wake_tick, shape.changed
         changes = {Change.DURING: ex.change_ticks[0], Change.AFTER: ex.change_ticks[1]}
-        constants = {"sections": shape.sections, "newsletter_ready": shape.newsletter_ready}
+        constants = {"sections": shape.sections, "newsletter_ready": shape.newsletter_ready, "figure": shape.figure}
     wake = wake_tick if switches.silent is Silent.PAUSED else None
     faults: list[Fault] = [Silence(attempt=1, at=silence, wake=wake)]
     change_tick = changes.get(switches.change)
     if change_tick is not None:
-        faults.append(ReportChange(at=change_tick, sections=(changed,)))
+        faults.append(ReportChange(at=change_tick, sections=changed))
     if switches.post_death is PostDeath.YES:
         faults.append(PosterDeath())
     return Schedule(faults=tuple(faults), **constants)

@@ -344,20 +344,27 @@ def example_faults(wf: Workflow) -> ExampleFaults:
 
 @dataclass(frozen=True, slots=True)
 class EngineShape:
-    """How this version's engine runs a workflow: the worked example's schedule values and the
-    knobs (sim/model/knobs) that say the receiver's and the assessor's behaviour."""
+    """How this version's engine runs a workflow: its steps, in `order`, are the engine's
+    steps s1..sN; a part's change reaches every step that reads it (through the steps it
+    reads), so a step's content revision, its journal key with pins on and the candidate's
+    "built from" change exactly when one of its parts does; the knobs (sim/model/knobs) say
+    the receiver's and the assessor's behaviour."""
 
-    sections: int
-    figure_section: int  # 1-based
+    steps: tuple[str, ...]  # the workflow's steps, in the engine's order (s1 first)
+    figure: int  # the engine's step (1-based) whose result carries the figure
+    changed: tuple[int, ...]  # the engine's steps (1-based) the worked example's change reaches
     newsletter_ready: int
     knobs: dict[str, str]
+
+    @property
+    def sections(self) -> int:
+        return len(self.steps)
 
 
 def engine_shape(wf: Workflow) -> EngineShape | str:
     """The engine's parameters for this workflow, or (a string) why this version's engine cannot
-    run it yet: it runs one input of N parts, one step per part reading that part alone (one
-    model call each), an artifact assembling every step whose figure is the second part, one
-    effect and one dependant whose rule and gate the switches set."""
+    run it yet: it runs any inputs and steps (2 to 26 steps, each one model call), with one
+    effect (a dedup or no-key receiver) and one dependant whose rule and gate the switches set."""
     reason = _beyond_the_engine(wf)
     if reason:
         return reason
@@ -366,28 +373,20 @@ def engine_shape(wf: Workflow) -> EngineShape | str:
              "compensate": "yes" if effect.correction else "no", "assessor": wf.artifact.assessor}  # fmt: skip
     if effect.retention is not None:
         knobs["retention"] = str(effect.retention)
-    return EngineShape(len(wf.inputs[0].parts), 2, dependant.ready, knobs)
+    steps = order(wf)
+    reaching = [n + 1 for n, name in enumerate(steps) if wf.artifact.figure in reads_through(wf, name)]
+    return EngineShape(steps, reaching[0], tuple(reaching), dependant.ready, knobs)
 
 
 def _beyond_the_engine(wf: Workflow) -> str:
-    if len(wf.inputs) != 1:
-        return f"it has {len(wf.inputs)} inputs (this version runs one)"
-    parts = wf.parts
-    reads = [s.reads for s in wf.steps]
-    if sorted(r for rs in reads for r in rs) != sorted(parts) or any(len(rs) != 1 for rs in reads):
-        return "its steps do not each read one part, every part read once (this version runs one step per part)"
+    if not 2 <= len(wf.steps) <= MAX_PARTS:
+        return f"it has {len(wf.steps)} steps (this version runs 2 to {MAX_PARTS})"
     if any(s.calls != 1 for s in wf.steps):
         return "a step makes other than one model call (this version runs one call a step)"
-    if set(wf.artifact.assembles) != set(wf.step):
-        return "the artifact does not assemble every step"
-    if len(parts) < 2 or wf.artifact.figure != parts[1]:
-        return "the artifact's figure is not the second part (this version carries the second part's figure)"
     if len(wf.effects) != 1 or wf.effects[0].receiver == "read-back":
         return "it has more than one effect, or a read-back receiver (this version runs one dedup or no-key effect)"
     if len(wf.dependants) != 1 or wf.dependants[0].rule or wf.dependants[0].gate:
         return "it does not have exactly one dependant whose rule and gate the switches set"
-    if [s.name for s in wf.steps] != list(order(wf)):
-        return "its steps are not declared in the order they run"
     return ""
 
 

@@ -155,5 +155,5 @@ def newsletter(trace: Trace) -> Newsletter:
         return Newsletter(None, None, None)
     s = trace.state_at(start)
     assert s.newsletter is not None
-    part = next(c for c in s.candidates if c.digest == s.newsletter).parts[1]
+    part = next(c for c in s.candidates if c.digest == s.newsletter).parts[s.setup.figure]
     return Newsletter(start, s.newsletter, quoted(part.content, part.truth.wrong))

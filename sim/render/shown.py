@@ -184,7 +184,7 @@ def newsletter(at: At) -> Record:
     ready = at.tick >= s.setup.newsletter_ready or s.newsletter is not None
     if s.newsletter is None:
         return {"ready": ready, "started": False, "tick": -1, "digest": "", "quote": ""}
-    part = find_candidate(s.candidates, s.newsletter).parts[1]
+    part = find_candidate(s.candidates, s.newsletter).parts[s.setup.figure]
     quote = quoted(part.content, part.truth.wrong)
     return {"ready": ready, "started": True, "tick": at.history.started, "digest": s.newsletter, "quote": quote}
 
