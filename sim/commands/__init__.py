@@ -18,6 +18,7 @@ COMMANDS: dict[str, str] = {
     "check": "check",
     "profiles": "profiles",
     "conform": "conform",
+    "schema": "schema",
 }
 
 
