@@ -62,6 +62,14 @@ def _first_sentence(text: str | None) -> str:
     return head + "." if dot else words
 
 
+def _sentence(text: str) -> str:
+    """Words as a sentence: a capital first letter, a full stop ("" stays "")."""
+    text = text.strip()
+    if not text:
+        return ""
+    return text[0].upper() + text[1:] + ("" if text.endswith(".") else ".")
+
+
 def _default(value: Any) -> Any:
     """A declared default as JSON (an Enum by its spelling, a tuple as a list)."""
     if isinstance(value, Enum):
@@ -86,7 +94,7 @@ def _knob(knob: Knob) -> dict[str, Any]:
     described = f"{knob.words} (a knob beyond the article's model; allowed: {knob.allowed()}"
     described += f"; {meanings})." if meanings else ")."
     named: dict[str, Any] = {"enum": list(knob.values)}
-    out: dict[str, Any] = {"description": described[0].upper() + described[1:]}
+    out: dict[str, Any] = {"description": _sentence(described)}
     if knob.integers is None:
         out.update(named)
     else:
@@ -113,8 +121,7 @@ def _switches() -> dict[str, Any]:
 def _scalar(name: str) -> dict[str, Any]:
     declared = {f.name: f for f in dataclasses.fields(Schedule)}[name]
     lo, hi = scenario_mod.SCALAR_RANGES[name]
-    doc = declared.metadata["doc"]
-    return {"description": f"{doc[0].upper()}{doc[1:]}: {lo}..{hi:,}.",
+    return {"description": _sentence(f"{declared.metadata['doc']}: {lo}..{hi:,}"),
             "type": "integer", "minimum": lo, "maximum": hi, "default": declared.default}  # fmt: skip
 
 
@@ -123,7 +130,7 @@ def _number(lo: int, hi: int) -> dict[str, Any]:
 
 
 def _field(entry: Entry, default: Any) -> dict[str, Any]:
-    out: dict[str, Any] = {"description": entry.doc[0].upper() + entry.doc[1:] + "."}
+    out: dict[str, Any] = {"description": _sentence(entry.doc)} if entry.doc else {}
     if entry.choices:
         out["enum"] = list(entry.choices)
     elif entry.many:
@@ -167,7 +174,7 @@ def _schedule() -> dict[str, Any]:
 
 # -- [expect] -----------------------------------------------------------------------------------
 def _expected(field: scenario_mod.Expected) -> dict[str, Any]:
-    return {"description": field.doc[0].upper() + field.doc[1:] + ".", **field.form.schema}
+    return {"description": _sentence(field.doc), **field.form.schema}
 
 
 def _expect_field(name: str) -> dict[str, Any]:
