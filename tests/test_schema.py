@@ -330,6 +330,9 @@ def test_a_bad_name_or_out_is_one_line_and_exit_2(tmp_path: Path, capsys: pytest
     assert main(["schema", "scenarios"]) == 2
     out, err = capsys.readouterr()
     assert out == "" and err.count("\n") == 1 and "unknown schema 'scenarios'; schemas: scenario" in err
+    assert main(["schema", "--out", "--json"]) == 2  # --out forgot its folder
+    out, err = capsys.readouterr()
+    assert out == "" and "looks like an option" in err
     (tmp_path / "scenario.schema.json").mkdir()
     assert main(["schema", "--out", str(tmp_path)]) == 2
     out, err = capsys.readouterr()

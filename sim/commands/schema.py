@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from sim.base.errors import SimError
+from sim.commands.common import folder_value
 from sim.base.limits import quote
 
 
@@ -23,7 +24,7 @@ def _complete(ctx: click.Context, param: click.Parameter, incomplete: str) -> li
 
 @click.command()
 @click.argument("name", required=False, shell_complete=_complete)
-@click.option("--out", type=click.Path(path_type=Path), default=None, metavar="DIR",
+@click.option("--out", type=click.Path(path_type=Path), default=None, metavar="DIR", callback=folder_value,
               help="Write each schema to DIR/NAME.schema.json instead of printing it.")  # fmt: skip
 def schema(name: str | None, out: Path | None) -> int:
     """Print the JSON Schema of scenario files, for an editor that validates TOML as you type.
