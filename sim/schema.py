@@ -90,9 +90,12 @@ def _switch(enum: type[Enum]) -> dict[str, Any]:
 
 
 def _knob(knob: Knob) -> dict[str, Any]:
-    meanings = "; ".join(f"{v}: {m}" for v, m in zip(knob.values, knob.meanings, strict=False))
-    described = f"{knob.words} (a knob beyond the article's model; allowed: {knob.allowed()}"
-    described += f"; {meanings})." if meanings else ")."
+    meanings = dict(zip(knob.values, knob.meanings, strict=False))
+    values = [f"{v} ({meanings[v]})" if v in meanings else v for v in knob.values]
+    if knob.integers is not None:
+        values.append(f"a whole number {knob.integers[0]}..{knob.integers[1]:,}")
+    described = f"{knob.words} (a knob beyond the article's model; the first value is the article's). Values: "
+    described += "; ".join(values)
     named: dict[str, Any] = {"enum": list(knob.values)}
     out: dict[str, Any] = {"description": _sentence(described)}
     if knob.integers is None:

@@ -55,6 +55,18 @@ def test_the_schema_is_a_valid_draft_2020_12_schema() -> None:
     assert SCHEMA["$schema"] == "https://json-schema.org/draft/2020-12/schema"
 
 
+def test_the_schema_means_the_same_under_draft_07() -> None:
+    """Only keywords that draft-07 and 2020-12 share, with one meaning (an editor whose validator
+    predates 2020-12, as Taplo's once did, reads it the same): every file of the mutation test
+    gets the same verdict from a draft-07 validator."""
+    draft7 = jsonschema.Draft7Validator({k: v for k, v in SCHEMA.items() if k != "$schema"})
+    jsonschema.Draft7Validator.check_schema(draft7.schema)
+    r = random.Random(7)
+    files = list(SHIPPED.values()) + [r.choice(MUTATIONS)(r, copy.deepcopy(r.choice(list(SHIPPED.values()))))[1]
+                                      for _ in range(200)]  # fmt: skip
+    assert [draft7.is_valid(f) for f in files] == [VALIDATOR.is_valid(f) for f in files]
+
+
 @pytest.mark.parametrize("name", list(SHIPPED))
 def test_every_shipped_scenario_validates(name: str) -> None:
     errors = [e.message for e in VALIDATOR.iter_errors(SHIPPED[name])]

@@ -35,7 +35,7 @@ LATER_ATTEMPT = 0.5
 @dataclass(frozen=True, slots=True)
 class Silence(Fault):
     """Attempt `attempt` falls silent at tick `at`; `wake` is the tick it resumes and finishes
-    what it began, or None for a crash."""
+    what it began, or None (no `wake` in a scenario file) for a crash."""
 
     key = "silences"
     entries = {
