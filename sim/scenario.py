@@ -16,6 +16,7 @@ Named scenarios live in the `scenarios/` folder of the project (installed as the
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 import importlib
 import tomllib
 from dataclasses import dataclass, field
@@ -33,6 +34,7 @@ from sim.base.limits import (
     MAX_INT,
     MAX_LIST,
     MAX_NAME,
+    MAX_SECTIONS,
     MAX_TEXT,
     quote,
 )
@@ -46,7 +48,7 @@ TOP_KEYS = ("description", "workflow", "switches", "schedule", "expect")
 SCALARS = ("sections", "first_token", "heartbeat_limit", "newsletter_ready", "horizon")
 #: the values each of the setting's constants may take (docs/limits.md)
 SCALAR_RANGES = {
-    "sections": (2, 26),
+    "sections": (2, MAX_SECTIONS),
     "first_token": (0, MAX_INT),
     "heartbeat_limit": (1, MAX_INT),
     "newsletter_ready": (0, MAX_INT),
@@ -144,6 +146,12 @@ def parse(text: str, source: str, name: str) -> Scenario:
         raise ScenarioError(f"{source}: not valid TOML: {exc}") from None
     except RecursionError:
         raise ScenarioError(f"{source}: tables or arrays nested too deeply (at most {MAX_DEPTH} levels)") from None
+    return from_data(data, source, name)
+
+
+def from_data(data: dict[str, Any], source: str, name: str) -> Scenario:
+    """A scenario from a scenario file's parsed TOML (what `parse` reads from the text); every
+    problem is a ScenarioError naming `source` and the key."""
     _check_depth(data, source)
     _only(data, TOP_KEYS, source, "")
     description = data.get("description", "")
@@ -249,26 +257,69 @@ def _is_text(v: Any) -> bool:
     return isinstance(v, str) and len(v) <= MAX_TEXT
 
 
-#: outcome field -> (what it allows, in words; the check)
-EXPECT_SCHEMA: dict[str, tuple[str, Any]] = {
-    "model_calls": ("a whole number", _is_count),
-    "model_calls_by_attempt": ("a list of whole numbers", lambda v: isinstance(v, list) and all(map(_is_count, v))),
-    "steps_restored": ("a whole number", _is_count),
-    "stale_writes_rejected": ("a whole number", _is_count),
-    "stale_writes_applied": ("a whole number", _is_count),
-    "posts_applied": ("a whole number", _is_count),
-    "first_accepted_tick": ('a tick or "null"', _is_tick),
-    "confirmed_tick": ('a tick or "null"', _is_tick),
-    "newsletter": ("a table {start_tick, digest, quoted_revenue}", lambda v: isinstance(v, dict)),
-    "violations": ("a list of {invariant = name, tick = N}", lambda v: isinstance(v, list)),
-    "finished": ("true or false", lambda v: isinstance(v, bool)),
-    "last_tick": ("a tick", _is_count),
+@dataclass(frozen=True, slots=True)
+class Form:
+    """What an `[expect]` value may be: in words (the loader's message), as the loader's check,
+    and as a JSON Schema (`sim schema`: the schema of scenario files, built from these)."""
+
+    words: str
+    check: Callable[[Any], bool]
+    schema: dict[str, Any]
+
+
+#: the forms, each declared once (tests/test_schema.py draws values of each and checks that
+#: the loader's check and the JSON Schema agree)
+COUNT = Form("a whole number", _is_count, {"type": "integer", "minimum": 0, "maximum": MAX_INT})
+TICK = Form('a tick or "null"', _is_tick, {"anyOf": [COUNT.schema, {"const": "null"}]})
+TEXT = Form("a string", _is_text, {"type": "string", "maxLength": MAX_TEXT})
+COUNTS = Form(
+    "a list of whole numbers",
+    lambda v: isinstance(v, list) and all(map(_is_count, v)),
+    {"type": "array", "items": COUNT.schema, "maxItems": MAX_LIST},
+)
+FLAG = Form("true or false", lambda v: isinstance(v, bool), {"type": "boolean"})
+NEWSLETTER = Form("a table {start_tick, digest, quoted_revenue}", lambda v: isinstance(v, dict), {"type": "object"})
+VIOLATIONS = Form("a list of {invariant = name, tick = N}", lambda v: isinstance(v, list), {"type": "array"})
+
+
+@dataclass(frozen=True, slots=True)
+class Expected:
+    """An `[expect]` field: its form and what it is, in words (docs/model.md §8, Outcome)."""
+
+    form: Form
+    doc: str
+
+    @property
+    def words(self) -> str:
+        return self.form.words
+
+
+#: outcome field -> what it allows, and what it is
+EXPECT_SCHEMA: dict[str, Expected] = {
+    "model_calls": Expected(COUNT, "all model calls of the run"),
+    "model_calls_by_attempt": Expected(COUNTS, "model calls by attempt, starting with attempt #1"),
+    "steps_restored": Expected(COUNT, "steps restored from the journal rather than recomputed"),
+    "stale_writes_rejected": Expected(COUNT, "writes carrying a superseded owner token that a store refused"),
+    "stale_writes_applied": Expected(COUNT, "writes carrying a superseded owner token that a store took"),
+    "posts_applied": Expected(COUNT, "posts the feed applied (a resend it recognised is not counted)"),
+    "first_accepted_tick": Expected(
+        TICK, 'tick at which a digest with the final report\'s content was first accepted; "null" if never'
+    ),
+    "confirmed_tick": Expected(TICK, 'tick at which that digest\'s announcement was confirmed; "null" if never'),
+    "newsletter": Expected(NEWSLETTER, "what the newsletter started with, and when"),
+    "violations": Expected(VIOLATIONS, "each invariant that broke and the first tick it broke, ordered by name; [] if none"),
+    "finished": Expected(FLAG, "whether the run finished (the progress property)"),
+    "last_tick": Expected(COUNT, "the tick the run ended"),
 }
-NEWSLETTER_SCHEMA: dict[str, tuple[str, Any]] = {
-    "start_tick": ('a tick or "null"', _is_tick),
-    "digest": ('a digest id such as "d2", or "null"', _is_text),
-    "quoted_revenue": ('a figure such as "4.7", or "null"', _is_text),
+NEWSLETTER_SCHEMA: dict[str, Expected] = {
+    "start_tick": Expected(TICK, 'the tick the newsletter started, or "null"'),
+    "digest": Expected(dataclasses.replace(TEXT, words='a digest id such as "d2", or "null"'),
+                       'the digest it took, such as "d2", or "null"'),  # fmt: skip
+    "quoted_revenue": Expected(dataclasses.replace(TEXT, words='a figure such as "4.7", or "null"'),
+                               'the revenue figure it quoted, such as "4.7", or "null"'),  # fmt: skip
 }
+#: an entry of `violations`: exactly these keys
+VIOLATION_KEYS = ("invariant", "tick")
 
 
 def _check_expect(expect: dict[str, Any], source: str) -> None:
@@ -281,7 +332,7 @@ def _check_expect(expect: dict[str, Any], source: str) -> None:
     for i, item in enumerate(expect.get("violations", [])):
         if (
             not isinstance(item, dict)
-            or set(item) != {"invariant", "tick"}
+            or set(item) != set(VIOLATION_KEYS)
             or item["invariant"] not in properties.NAMES
             or not _is_count(item["tick"])
         ):
@@ -291,11 +342,11 @@ def _check_expect(expect: dict[str, Any], source: str) -> None:
             )
 
 
-def _check_schema(table: dict[str, Any], schema: dict[str, tuple[str, Any]], source: str, prefix: str) -> None:
+def _check_schema(table: dict[str, Any], schema: dict[str, Expected], source: str, prefix: str) -> None:
     for key, value in table.items():
-        allowed, ok = schema[key]
-        if not ok(value):
-            raise ScenarioError(f"{source}: {prefix}{key}: found {quote(value)}; allowed: {allowed}")
+        expected = schema[key]
+        if not expected.form.check(value):
+            raise ScenarioError(f"{source}: {prefix}{key}: found {quote(value)}; allowed: {expected.words}")
 
 
 def _table(data: dict[str, Any], key: str, source: str) -> dict[str, Any]:

@@ -475,9 +475,11 @@ def out_paths(fx: Fixtures) -> list[str]:
 
 def base_command(c: Chooser, fx: Fixtures) -> list[str]:
     """A valid, bounded command (each runs in well under a second)."""
-    kind = c.choice(["trace", "trace", "trace", "diff", "diff", "check", "explore", "scenarios"])
+    kind = c.choice(["trace", "trace", "trace", "diff", "diff", "check", "explore", "scenarios", "schema"])
     if kind == "scenarios":
         return ["scenarios"] + c.choice([[], ["--json"]])
+    if kind == "schema":
+        return ["schema"] + c.choice([[], ["scenario"], ["--out", "out"], ["scenario", "--out", "out"]])
     if kind == "trace":
         args = ["trace", c.choice(NAMES + [fx.valid])]
         for option in c.choice([[], ["--json"], ["--check"], ["--format", "itf"], ["--format", "text"],

@@ -32,7 +32,7 @@ from sim import properties
 from sim.cli import main
 from sim.model.events import Sent, payload
 from sim.engine.run import run
-from sim.model.faults import Copies, Fault, Moment, Unheard
+from sim.model.faults import Copies, Entry, Fault, Moment, Unheard
 from sim.model.faults.base import Bounds, Choices, Observed, RunFacts, Setting, integer_field, lower
 from sim.model.knobs import Knob
 from sim.properties import ALWAYS, Property
@@ -57,7 +57,7 @@ class ThreeCopies(Fault):
     retried twice by a network that had already delivered it)."""
 
     key = "three_copies"
-    fields = ("nth",)
+    entries = {"nth": Entry("which send of the run reaches the feed as three concurrent copies (1: the first)", lo=1)}
     plural = "three-copy deliveries"
     check_name = "three_copies"
     moment = Moment.SEND
@@ -271,6 +271,7 @@ RECIPES: dict[str, dict[str, str]] = {
         "docs/outside.md": "the case in words: ThreeCopies's docstring",
         "README.md": "`--faults all` figures: test_a_kind_beyond_the_article_changes_the_faults_all_figures",
         "tests/test_outside.py": "`--faults all` figures: test_a_kind_beyond_the_article_changes_the_faults_all_figures",
+        "docs/schema/scenario.schema.json": "its list and entries: test_the_toys_change_the_schema_of_scenario_files",
     },
     "A knob": {
         "sim/model/knobs/NAME.py": "KNOB",
@@ -282,6 +283,7 @@ RECIPES: dict[str, dict[str, str]] = {
         "tests/golden/trace-NAME-120.txt": "its screen: test_a_named_toy_scenario_changes_what_the_doc_says",
         "reports/explainer.html": "every knob embedded: test_the_reports_the_toys_change",
         "docs/outside.md": "the case in words: KNOB's words and meanings",
+        "docs/schema/scenario.schema.json": "its values: test_the_toys_change_the_schema_of_scenario_files",
     },
     "A property": {
         "sim/properties/NAME.py": "PROPERTY, step, why",
@@ -368,6 +370,19 @@ def test_the_reports_the_toys_change(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert differ(with_kind, committed) == set()
     assert differ(with_knob, committed) == {"reports/explainer.html"} <= set(RECIPES["A knob"])
     assert differ(with_property, with_knob) == {"reports/explainer.html"} <= set(RECIPES["A property"])
+
+
+def test_the_toys_change_the_schema_of_scenario_files(toys: None, tmp_path: Path,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    """A fault kind and a knob are in the JSON Schema of scenario files as they are registered
+    (its list with its entries; its values), so the committed docs/schema/scenario.schema.json
+    is regenerated with them (`sim schema --out docs/schema`); a property is not in it."""
+    assert cli(capsys, "schema", "--out", str(tmp_path))[0] == 0
+    written = json.loads((tmp_path / "scenario.schema.json").read_text(encoding="utf-8"))
+    assert written != json.loads((ROOT / "docs" / "schema" / "scenario.schema.json").read_text(encoding="utf-8"))
+    listed = written["properties"]["schedule"]["properties"]["three_copies"]
+    assert listed["items"]["properties"]["nth"]["minimum"] == 1 and listed["items"]["required"] == []
+    assert written["properties"]["switches"]["properties"][KNOB.name]["enum"] == list(KNOB.values)
 
 
 def test_a_named_toy_scenario_changes_what_the_doc_says(toys: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,

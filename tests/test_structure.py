@@ -141,7 +141,7 @@ FLOORS = (
     ("sim.model",),  # 2 what the example is: switches, knobs, fault kinds, schedules, events
     ("sim.engine",),  # 3 the rules as step functions over the state, and the run's record
     ("sim.properties",),  # 4 what must hold, and what a run came to
-    ("sim.workflow", "sim.scenario"),  # 5 workflow and scenario files
+    ("sim.workflow", "sim.scenario", "sim.schema"),  # 5 workflow and scenario files, and their JSON Schema
     ("sim.run",),  # 6 one scenario run
     ("sim.analysis", "sim.render", "sim.conform"),  # 7 many runs; how a run is shown; real engines
     ("sim.commands",),  # 8 one module per command

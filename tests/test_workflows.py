@@ -162,7 +162,7 @@ def test_order_and_journal_keys_follow_the_reads(wf: Workflow) -> None:
 def test_a_workflow_beyond_the_engine_says_why(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["trace", "main", "--workflow", "code-change"]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "cannot run it yet: it has 2 inputs" in err
+    assert err.count("\n") == 1 and "cannot run it yet: a step makes other than one model call" in err
 
 
 # -- a workflow the engine runs today --------------------------------------------------------
@@ -320,3 +320,106 @@ def test_the_api_page_runs_and_agrees_with_the_command_line(tmp_path: Path, caps
     assert names["outcome"].to_json() == cli["outcome"]  # type: ignore[attr-defined]
     assert main(["sweep", "--workflow", "chat-summary", "--json", "--out", str(tmp_path)]) == 0
     assert render_json(names["result"].document()) == capsys.readouterr().out  # type: ignore[attr-defined]
+
+
+# -- the JSON Schema of workflow files (sim schema workflow) -----------------------------------
+def test_every_shipped_workflow_validates_against_the_schema_and_mutations_fail_both() -> None:
+    """docs/schema/workflow.schema.json (built from `TABLES`): every shipped workflow passes;
+    a key-level mutation drawn at random (an unknown key, a value of the wrong type, a choice
+    outside its set, a number outside its bounds, a required key left out) is refused by the
+    schema and by the loader alike."""
+    import copy
+    import random
+    import tomllib
+
+    import jsonschema
+
+    from sim.schema import workflow as workflow_schema
+
+    validator = jsonschema.Draft202012Validator(workflow_schema())
+    shipped = sorted((Path(__file__).parent.parent / "workflows").glob("*.toml"))
+    for path in shipped:
+        assert not list(validator.iter_errors(tomllib.loads(path.read_text(encoding="utf-8")))), path.name
+    rng = random.Random(26)
+    mutations = [
+        lambda d: d["effects"][0].__setitem__("receiver", "pigeon"),
+        lambda d: d["dependants"][0].__setitem__("ready", 501),
+        lambda d: d["steps"][0].__setitem__("calls", "one"),
+        lambda d: d["artifact"].__setitem__("colour", "red"),
+        lambda d: d.pop("artifact"),
+        lambda d: d["steps"][0].pop("reads"),
+        lambda d: d["inputs"][0].__setitem__("parts", []),
+        lambda d: d.__setitem__("name", "Not A Name"),
+        lambda d: d["effects"][0].__setitem__("correction", "yes"),
+        lambda d: d.__setitem__("steps", []),
+    ]
+    for n in range(60):
+        path = rng.choice(shipped)
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        mutated = copy.deepcopy(data)
+        mutations[n % len(mutations)](mutated)
+        assert list(validator.iter_errors(mutated)), (path.name, n)
+        with pytest.raises(WorkflowError):
+            files.parse(_toml(mutated), "mutated.toml")
+
+
+def _toml(data: dict[str, object]) -> str:
+    """A workflow's data as TOML (the few shapes a workflow file has)."""
+    def value(v: object) -> str:
+        return json.dumps(v) if not isinstance(v, bool) else ("true" if v else "false")
+
+    lines = [f"{k} = {value(v)}" for k, v in data.items() if not isinstance(v, (dict, list)) or (
+        isinstance(v, list) and not all(isinstance(x, dict) for x in v) or v == [])]
+    for k, v in data.items():
+        if isinstance(v, dict):
+            lines += [f"\n[{k}]"] + [f"{a} = {value(b)}" for a, b in v.items()]
+        elif isinstance(v, list) and v and all(isinstance(x, dict) for x in v):
+            for item in v:
+                lines += [f"\n[[{k}]]"] + [f"{a} = {value(b)}" for a, b in item.items()]
+    return "\n".join(lines) + "\n"
+
+
+def test_a_wrong_value_fails_the_workflow_schema() -> None:
+    import jsonschema
+
+    from sim.schema import workflow as workflow_schema
+
+    data = {"name": "x", "description": "x", "inputs": [{"name": "i", "parts": ["a"]}],
+            "steps": [{"name": "s", "reads": ["i.a"]}], "artifact": {"name": "a", "assembles": ["s"], "figure": ["i.a"]},
+            "effects": [{"name": "e", "receiver": "dedup"}]}  # fmt: skip
+    validator = jsonschema.Draft202012Validator(workflow_schema())
+    assert not list(validator.iter_errors(data))
+    files.parse(_toml(data), "ok.toml")
+    data["effects"][0]["receiver"] = "fax"  # type: ignore[index]
+    assert list(validator.iter_errors(data))
+
+
+def _research_steps_only() -> Workflow:
+    """research-brief with its first effect and first dependant only: its steps, which this
+    version's engine runs."""
+    text = (Path(__file__).parent.parent / "workflows" / "research-brief.toml").read_text(encoding="utf-8")
+    text = text[: text.index('[[effects]]\nname = "update-ticket"')] + text[text.index("[[dependants]]"):]
+    return files.parse(text[: text.index('[[dependants]]\nname = "archive"')], "research-steps.toml")
+
+
+def test_a_change_reaches_the_steps_that_read_the_part_through_the_dag() -> None:
+    """research-brief's dataset changes (during): the change reaches sum-d (s4) and the
+    synthesis that reads sum-d (s6), nothing else; the successor restores the other summaries
+    and computes those two again (and s5, which #1 held when it fell silent)."""
+    from sim.engine.trace import Kind
+    from sim.model.events import payload, ReportChanged, Restored, Computed
+    from sim.model.switches import Switches
+    from sim.run import simulate
+
+    wf = _research_steps_only()
+    shape = engine_shape(wf)
+    assert not isinstance(shape, str)
+    assert shape.steps == ("sum-a", "sum-b", "sum-c", "sum-d", "sum-e", "synthesis") and shape.changed == (4, 6)
+    trace, result = simulate(Switches().with_values(shape.knobs), worked_example(Switches(), wf))
+    (change,) = [payload(e, ReportChanged) for e in trace.events if e.kind is Kind.REPORT_CHANGED]
+    assert list(change["sections"]) == [4, 6]
+    restored = sorted(payload(e, Restored)["step"] for e in trace.events if e.kind is Kind.RESTORED and e.attempt == 2)
+    computed = sorted(payload(e, Computed)["step"] for e in trace.events if e.kind is Kind.COMPUTED and e.attempt == 2)
+    assert (restored, computed) == ([1, 2, 3], [4, 5, 6])
+    # the email has no key: the dying poster's successor emails again, as a correction
+    assert result.broken == ("duplicate-effect",)

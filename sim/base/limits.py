@@ -18,6 +18,8 @@ MAX_DEPTH = 8
 MAX_NAME = 1024
 #: the engine's horizon (the guard tick at which a run stops) at most
 MAX_HORIZON = 1000
+#: the report's sections at most (`schedule.sections`, 2..MAX_SECTIONS: one letter each, A..Z)
+MAX_SECTIONS = 26
 #: any integer in a scenario's [schedule] or [expect], in absolute value
 MAX_INT = 1_000_000
 #: entries in one list of a scenario file (one fault kind's list, a change's sections, ...)

@@ -19,6 +19,7 @@ COMMANDS: dict[str, str] = {
     "check": "check",
     "profiles": "profiles",
     "conform": "conform",
+    "schema": "schema",
 }
 
 

@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, TypeVar
 
 from sim.base.errors import ScheduleError
 from sim.model.faults import KINDS, Fault, canonical
-from sim.base.limits import MAX_HORIZON
+from sim.base.limits import MAX_HORIZON, MAX_SECTIONS
 from sim.model.switches import Change, PostDeath, Silent, Switches
 
 if TYPE_CHECKING:
@@ -31,13 +31,15 @@ F = TypeVar("F", bound=Fault)
 class Schedule:
     #: the faults, in their canonical order (by kind, then the kind's own order)
     faults: tuple[Fault, ...] = ()
-    sections: int = 4
-    first_token: int = 41
-    heartbeat_limit: int = 2
-    newsletter_ready: int = 12
-    horizon: int = 200
+    #: each constant's `doc` is what a scenario file's `[schedule]` key sets (`sim schema`)
+    sections: int = field(default=4, metadata={"doc": "how many sections the report has (one step each)"})
+    first_token: int = field(default=41, metadata={"doc": "the owner token the first attempt gets; each later attempt's is one more"})
+    heartbeat_limit: int = field(default=2, metadata={"doc": "how many missed heartbeats make the controller suspect a worker"})
+    newsletter_ready: int = field(default=12, metadata={"doc": "the tick from which the newsletter looks for a digest"})
+    horizon: int = field(default=200, metadata={"doc": "the guard tick at which a run stops at the latest"})
     #: the step (1-based) whose summary carries the figure the newsletter quotes: the article's
-    #: s2; a workflow's first step reading its figure part (`sim.model.workflow`)
+    #: s2; a workflow's first step reading its figure part (`sim.model.workflow`); set by a
+    #: workflow, not by a scenario file's [schedule]
     figure: int = 2
 
     def __post_init__(self) -> None:
@@ -61,8 +63,8 @@ class Schedule:
 
     def validate(self) -> None:
         """Raise a ScheduleError naming the first thing that cannot happen."""
-        if not 2 <= self.sections <= 26:
-            raise ScheduleError(f"sections: {self.sections} is outside 2..26")
+        if not 2 <= self.sections <= MAX_SECTIONS:
+            raise ScheduleError(f"sections: {self.sections} is outside 2..{MAX_SECTIONS}")
         if not 1 <= self.figure <= self.sections:
             raise ScheduleError(f"figure: step {self.figure} is outside 1..{self.sections}")
         if self.first_token < 0:

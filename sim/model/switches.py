@@ -20,49 +20,79 @@ from sim.base.limits import quote
 
 
 class Silent(Enum):
+    """What happens to attempt #1, silent at t3 as it starts step 3: paused, it wakes at t8;
+    crashed, it never does."""
+
     PAUSED = "paused"
     CRASHED = "crashed"
 
 
 class Fencing(Enum):
+    """Whether the protected stores check owner tokens (fencing tokens): on, a write by a
+    replaced owner is refused."""
+
     ON = "on"
     OFF = "off"
 
 
 class Checkpoints(Enum):
+    """When a step's journal record is written: per-step, as soon as the step is computed;
+    end-only, all of an attempt's step records at assembly, with its candidate."""
+
     PER_STEP = "per-step"
     END_ONLY = "end-only"
 
 
 class Change(Enum):
+    """When the report is corrected (v1 to v2, section 2): during the outage (t4), never, or
+    after acceptance (t12)."""
+
     DURING = "during"
     NEVER = "never"
     AFTER = "after"
 
 
 class Pins(Enum):
+    """Version pins: on, each attempt reads a frozen copy of its pinned version, journal
+    keys include section hashes and every acceptance records its version; off, no hashes
+    anywhere."""
+
     ON = "on"
     OFF = "off"
 
 
 class Rule(Enum):
+    """The newsletter rule, which digest the newsletter takes: the one accepted for the
+    current version, the most recent acceptance, or the most recent candidate whatever its
+    verdict."""
+
     CURRENT_ACCEPTED = "current-accepted"
     ANY_ACCEPTED = "any-accepted"
     LATEST_FINISHED = "latest-finished"
 
 
 class PostDeath(Enum):
+    """Whether the first post action is cut off after its send, before the feed's answer is
+    written down."""
+
     YES = "yes"
     NO = "no"
 
 
 class Key(Enum):
+    """The post's idempotency key: per-operation (the digest and the announce operation:
+    every retry carries the same key), per-attempt (from the attempt number), or none (the
+    feed cannot spot a repeat)."""
+
     PER_OPERATION = "per-operation"
     PER_ATTEMPT = "per-attempt"
     NONE = "none"
 
 
 class Gate(Enum):
+    """The newsletter's gate where the current-accepted rule has no versions to compare (pins
+    off; the ninth knob, outside the 864): fail-open admits anyway, fail-closed keeps waiting"""
+
     FAIL_OPEN = "fail-open"
     FAIL_CLOSED = "fail-closed"
 

@@ -6,7 +6,9 @@ registered with `register`; it implements, in that one module, everything the re
 needs to know about it:
 
 - its data: the TOML key of its list in a scenario's `[schedule]` table, the fields of one
-  entry, how an entry is parsed, validated and written back (`parse`, `validate`, `dump`);
+  entry (`entries`: each field's meaning and bounds, which the JSON Schema of scenario files,
+  `sim schema`, shows an editor), how an entry is parsed, validated and written back
+  (`parse`, `validate`, `dump`);
 - its words: `describe` (the one wording used by check, explore and the renderers), the
   plural noun, the coverage labels;
 - the engine: the `Moment` at which the engine asks whether it takes effect, the place it
@@ -31,7 +33,7 @@ from typing import Any, ClassVar, Protocol, TypeVar
 
 from sim.base.errors import ScenarioError, ScheduleError
 from sim.model.events import Event
-from sim.base.limits import MAX_INT, quote
+from sim.base.limits import MAX_INT, MAX_LIST, quote
 
 T = TypeVar("T")
 
@@ -268,14 +270,40 @@ def integer_field(item: dict[str, Any], name: str, where: str, default: int | No
     return value
 
 
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """One field of a fault kind's entry in a scenario's `[schedule]` list, declared with the
+    kind (`Fault.entries`): what it means (`doc`, an editor's help on hover), whether the
+    loader requires it (`required`, as `parse` reads it: `integer_field(..., required=...)`),
+    and its form: an integer `lo..hi`, a list of distinct integers `lo..hi`, at least one
+    (`many`), or one of `choices` (spellings). `lo` and `hi` are the bounds every schedule
+    holds the field to whatever its other fields and constants say (a tick is never negative,
+    attempts start at #1, a wake comes by the horizon, so by MAX_HORIZON); a bound that
+    depends on another value (a wake after its own silence, a section within `sections`) is
+    the kind's `validate`, which the schema cannot express. `sim schema` builds the JSON
+    Schema of scenario files from these; tests/test_schema.py checks both ends of every
+    bound against the loader."""
+
+    doc: str
+    required: bool = False
+    lo: int = -MAX_INT
+    hi: int = MAX_INT
+    many: bool = False
+    choices: tuple[str, ...] = ()
+
+
 class Fault(ABC):
     """A fault value: one entry of a schedule. See the module docstring for the protocol."""
 
     __slots__ = ()
 
-    #: the key of its list in a scenario's [schedule] table, and the fields of one entry
+    #: the key of its list in a scenario's [schedule] table, and the fields of one entry: its
+    #: `entries` (each field's meaning and bounds), whose names are `fields`
     key: ClassVar[str]
+    entries: ClassVar[dict[str, Entry]] = {}
     fields: ClassVar[tuple[str, ...]]
+    #: at most this many faults of the kind in one schedule
+    most: ClassVar[int] = MAX_LIST
     #: the kind in words, plural ("silences"), and its name in `sim check`'s bound
     plural: ClassVar[str]
     check_name: ClassVar[str]
@@ -293,6 +321,12 @@ class Fault(ABC):
     case: ClassVar[int | None] = None
     #: what it does to a run, as knobs and properties name it (`Effect`)
     effects: ClassVar[frozenset[Effect]] = frozenset()
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """A kind that declares its `entries` has them as its `fields`, in their order."""
+        super().__init_subclass__(**kwargs)
+        if "entries" in cls.__dict__:
+            cls.fields = tuple(cls.entries)
 
     # -- the data ----------------------------------------------------------------------
     @classmethod

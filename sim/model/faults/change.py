@@ -12,10 +12,11 @@ from typing import Any
 
 from sim.base.errors import ScenarioError, ScheduleError
 from sim.model.faults.base import (
-    Effect,
     AtTick,
     Bounds,
     Choices,
+    Effect,
+    Entry,
     Fault,
     Moment,
     NewContent,
@@ -26,7 +27,7 @@ from sim.model.faults.base import (
     lower,
     toward,
 )
-from sim.base.limits import quote
+from sim.base.limits import MAX_SECTIONS, quote
 
 #: chance that a drawn change touches one more section
 MORE_SECTIONS = 0.25
@@ -49,7 +50,11 @@ class ReportChange(AtTick):
     """At tick `at` the report gets a new version; `sections` (1-based) get new content."""
 
     key = "changes"
-    fields = ("at", "sections")
+    entries = {
+        "at": Entry("the tick at whose start the report gets a new version (one change per tick)", required=True, lo=0),
+        "sections": Entry("the sections (1-based, within `sections`) that get new content, each once",
+                          lo=1, hi=MAX_SECTIONS, many=True),
+    }
     plural = "report changes"
     check_name = "change"
     effects = frozenset({Effect.CHANGES_REPORT})

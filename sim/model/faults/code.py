@@ -15,11 +15,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from sim.model.faults.base import (
-    Effect,
     AtTick,
     Bounds,
     Choices,
     CodeChange,
+    Effect,
+    Entry,
     Fault,
     Moment,
     Observed,
@@ -38,7 +39,10 @@ class CodeUpdate(AtTick):
     """At the start of tick `at` the orchestration code's version increments."""
 
     key = "code_changes"
-    fields = ("at",)
+    entries = {
+        "at": Entry("the tick at whose start the orchestration code's version increments (one change per tick)",
+                    required=True, lo=0),
+    }
     plural = "code changes"
     check_name = "code_change"
     effects = frozenset({Effect.CHANGES_CODE})

@@ -13,6 +13,7 @@ from sim.model.events import Died, payload
 from sim.model.faults.base import (
     Bounds,
     Choices,
+    Entry,
     Fault,
     Moment,
     Observed,
@@ -35,7 +36,11 @@ class PosterDeath(Fault):
     """The `nth` post action of the run (any attempt, resends included) dies at `point`."""
 
     key = "poster_deaths"
-    fields = ("point", "nth")
+    entries = {
+        "point": Entry("where in its post the poster dies (the effect lifecycle, docs/model.md §3)",
+                       choices=tuple(p.value for p in PostPoint)),
+        "nth": Entry("which post action of the run dies (1: the first; resends count; one death per post)", lo=1),
+    }
     plural = "poster deaths"
     check_name = "poster_death"
     moment = Moment.POST

@@ -22,6 +22,7 @@ from sim.model.events import UnheardPayload, payload
 from sim.model.faults.base import (
     Bounds,
     Choices,
+    Entry,
     Fault,
     Moment,
     Observed,
@@ -32,6 +33,7 @@ from sim.model.faults.base import (
     integer_field,
     lower,
 )
+from sim.base.limits import MAX_HORIZON
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,7 +41,12 @@ class HeartbeatDelay(Fault):
     """From tick `at` (as attempt #`attempt` acts), its heartbeats go unheard for `ticks` ticks."""
 
     key = "heartbeat_delays"
-    fields = ("attempt", "at", "ticks")
+    entries = {
+        "attempt": Entry("the attempt whose heartbeats go unheard (#1 is the first)", required=True, lo=1),
+        "at": Entry("the tick from which, as the attempt acts, its heartbeats go unheard (at the earliest its "
+                    "attempt's number)", required=True, lo=1),
+        "ticks": Entry("for how many ticks they go unheard (1..horizon)", required=True, lo=1, hi=MAX_HORIZON),
+    }
     plural = "heartbeat delays"
     check_name = "heartbeat_delay"
     moment = Moment.ACT

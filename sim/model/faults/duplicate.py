@@ -13,6 +13,7 @@ from sim.model.faults.base import (
     Bounds,
     Choices,
     Copies,
+    Entry,
     Fault,
     Moment,
     Observed,
@@ -32,7 +33,9 @@ class DuplicateDelivery(Fault):
     """The `nth` send of the run reaches the feed as two concurrent copies."""
 
     key = "duplicate_deliveries"
-    fields = ("nth",)
+    entries = {
+        "nth": Entry("which send of the run reaches the feed as two concurrent copies (1: the first)", lo=1),
+    }
     plural = "duplicate deliveries"
     check_name = "duplicate_delivery"
     moment = Moment.SEND

@@ -25,6 +25,7 @@ from sim.model.faults.base import (
     AtTick,
     Bounds,
     Choices,
+    Entry,
     Fault,
     Loss,
     Moment,
@@ -45,7 +46,11 @@ class StorageLoss(AtTick):
     """At the start of tick `at`, `store` loses every record it holds."""
 
     key = "storage_losses"
-    fields = ("at", "store")
+    entries = {
+        "at": Entry("the tick at whose start the store loses every record it holds (one loss per tick)",
+                    required=True, lo=0),
+        "store": Entry("the store that loses its records", choices=STORES),
+    }
     plural = "storage losses"
     check_name = "storage_loss"
     moment = Moment.INPUT

@@ -14,10 +14,11 @@ from typing import Any
 
 from sim.base.errors import ScheduleError
 from sim.model.faults.base import (
-    Effect,
     AtTick,
     Bounds,
     Choices,
+    Effect,
+    Entry,
     Fault,
     Moment,
     Mutation,
@@ -28,6 +29,7 @@ from sim.model.faults.base import (
     lower,
     toward,
 )
+from sim.base.limits import MAX_SECTIONS
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,7 +37,11 @@ class SnapshotMutation(AtTick):
     """At the start of tick `at`, the bytes of `section` (1-based) change under its hash."""
 
     key = "snapshot_mutations"
-    fields = ("at", "section")
+    entries = {
+        "at": Entry("the tick at whose start the section's bytes change under its hash (one mutation per tick)",
+                    required=True, lo=0),
+        "section": Entry("the section (1-based, within `sections`) whose bytes change", lo=1, hi=MAX_SECTIONS),
+    }
     plural = "snapshot mutations"
     check_name = "snapshot_mutation"
     effects = frozenset({Effect.MUTATES_SNAPSHOT})

@@ -16,6 +16,7 @@ from sim.model.events import Silent, payload
 from sim.model.faults.base import (
     Bounds,
     Choices,
+    Entry,
     Fault,
     Hold,
     Moment,
@@ -25,6 +26,7 @@ from sim.model.faults.base import (
     integer_field,
     lower,
 )
+from sim.base.limits import MAX_HORIZON
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,7 +34,11 @@ class PosterPause(Fault):
     """The `nth` post action of the run pauses for `ticks` ticks between its intent and its send."""
 
     key = "poster_pauses"
-    fields = ("nth", "ticks")
+    entries = {
+        "nth": Entry("which post action of the run pauses between its intent and its send (1: the first; "
+                     "one pause per post)", lo=1),
+        "ticks": Entry("how many ticks it stays silent before it sends (1..horizon)", required=True, lo=1, hi=MAX_HORIZON),
+    }
     plural = "poster pauses"
     check_name = "poster_pause"
     moment = Moment.POST

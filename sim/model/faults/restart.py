@@ -24,10 +24,11 @@ from typing import Any
 from sim.base.errors import ScheduleError
 from sim.model.events import ControllerDown, payload
 from sim.model.faults.base import (
-    Effect,
     AtTick,
     Bounds,
     Choices,
+    Effect,
+    Entry,
     Fault,
     Moment,
     Observed,
@@ -37,6 +38,7 @@ from sim.model.faults.base import (
     integer_field,
     lower,
 )
+from sim.base.limits import MAX_HORIZON
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,7 +46,13 @@ class ControllerRestart(AtTick):
     """The controller crashes at the start of tick `at` and restarts in its phase of `at + down`."""
 
     key = "controller_restarts"
-    fields = ("at", "down")
+    entries = {
+        "at": Entry("the tick at whose start the controller crashes (at most one restart per schedule)",
+                    required=True, lo=0, hi=MAX_HORIZON),
+        "down": Entry("how many ticks later it restarts, in its own phase (`at + down` by the horizon)",
+                      required=True, lo=1, hi=MAX_HORIZON),
+    }
+    most = 1
     plural = "controller restarts"
     check_name = "controller_restart"
     effects = frozenset({Effect.RESTARTS_CONTROLLER})
@@ -79,7 +87,7 @@ class ControllerRestart(AtTick):
                     f"controller_restarts: down must be 1 or more and the restart at t{f.at} + {f.down} "
                     f"must come by the horizon (t{schedule.horizon})"
                 )
-        if len(faults) > 1:
+        if len(faults) > cls.most:
             raise ScheduleError("controller_restarts: at most one controller restart per schedule")
 
     def sort_key(self) -> tuple[int, int]:

@@ -13,6 +13,7 @@ from sim.model.events import Silent, payload
 from sim.model.faults.base import (
     Bounds,
     Choices,
+    Entry,
     Fault,
     Moment,
     Observed,
@@ -23,6 +24,7 @@ from sim.model.faults.base import (
     integer_field,
     lower,
 )
+from sim.base.limits import MAX_HORIZON
 
 #: chance that a drawn silence is a crash rather than a pause
 CRASH = 0.3
@@ -33,10 +35,17 @@ LATER_ATTEMPT = 0.5
 @dataclass(frozen=True, slots=True)
 class Silence(Fault):
     """Attempt `attempt` falls silent at tick `at`; `wake` is the tick it resumes and finishes
-    what it began, or None for a crash."""
+    what it began, or None (no `wake` in a scenario file) for a crash."""
 
     key = "silences"
-    fields = ("attempt", "at", "wake")
+    entries = {
+        "attempt": Entry("the attempt that falls silent (#1 is the first; #n is admitted at the earliest at t(n-1))",
+                         required=True, lo=1),
+        "at": Entry("the tick at which it falls silent, as it begins what it does then (at the earliest its "
+                    "attempt's number)", required=True, lo=1),
+        "wake": Entry("the tick at which it resumes and finishes what it began: after `at`, by the horizon; "
+                      "left out, it never resumes (a crash)", lo=2, hi=MAX_HORIZON),
+    }
     plural = "silences"
     check_name = "silence"
     moment = Moment.ACT

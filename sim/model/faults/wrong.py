@@ -16,20 +16,22 @@ from typing import Any
 from sim.base.errors import ScheduleError
 from sim.model.events import Computed, payload
 from sim.model.faults.base import (
-    Effect,
-    WRONG,
     Bounds,
     Choices,
+    Effect,
+    Entry,
     Fault,
     Moment,
     Observed,
     RunFacts,
     Setting,
+    WRONG,
     Wrong,
     integer_field,
     lower,
     toward,
 )
+from sim.base.limits import MAX_SECTIONS
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,7 +39,11 @@ class WrongSummary(Fault):
     """Attempt #`attempt`'s model call for step `step` (1-based) returns a wrong summary."""
 
     key = "wrong_summaries"
-    fields = ("attempt", "step")
+    entries = {
+        "attempt": Entry("the attempt whose model call returns a wrong summary (#1 is the first)", lo=1),
+        "step": Entry("the step (1-based, within `sections`) whose summary is wrong in content, right in form",
+                      lo=1, hi=MAX_SECTIONS),
+    }
     plural = "wrong summaries"
     check_name = "wrong_summary"
     effects = frozenset({Effect.WRONG_SUMMARY})
