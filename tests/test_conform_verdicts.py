@@ -216,3 +216,24 @@ def test_a_post_the_stopped_worker_was_handed_is_sent_when_it_is_continued(tmp_p
     assert seen["posts applied"] == "MISMATCH"
     seen, _ = met(tmp_path, posts=1, zombie_sends=0)
     assert seen["posts applied"] == "MISMATCH"
+
+
+def test_a_successor_killed_in_its_activity_attempt_may_have_replayed_nothing(tmp_path: Path) -> None:
+    """Observed on Temporal (kill-w1-s4+kill-w2-s4-keyless, --explore 20 --seed 20): w2 ran the
+    retry of s4's activity and was killed in it before any workflow task reached it, so it
+    restored 0 where sim predicts 3; w3 replayed. The same 0 for the last worker, or any other
+    count for w2, is a MISMATCH."""
+    engine = ENGINES["temporal"]
+    fault = explore.fault_of(schedule.Schedule.from_name("kill-w1-s4+kill-w2-s4-keyless"), engine, tmp_path)
+    p = predict(engine, fault)
+    assert p.restored_by_execution == (0, 3, 3)
+
+    def row(by: tuple[int, ...]) -> str:
+        rows = compare(engine, fault, replace(p, restored=sum(by), restored_by_execution=by), p)
+        (r,) = [r for r in rows if r["figure"] == "steps restored"]
+        return r["verdict"] + (f": {r['behaviour']}" if "behaviour" in r else "")
+
+    assert row((0, 0, 3)) == "explained: the replay is the workflow task's"
+    assert row((0, 3, 0)) == "MISMATCH"
+    assert row((0, 2, 3)) == "MISMATCH"
+    assert row((0, 0, 0)) == "MISMATCH"

@@ -33,7 +33,8 @@ def describe(name: str) -> dict[str, Any]:
         "dependants": [asdict(d) for d in wf.dependants],
         "worked_example": asdict(example_faults(wf)),
         "runs": not isinstance(shape, str),
-        **({"why_not": shape} if isinstance(shape, str) else {"settings": shape.knobs}),
+        **({"why_not": shape} if isinstance(shape, str)
+           else {"settings": shape.knobs, "engine_steps": {f"s{n + 1}": name for n, name in enumerate(shape.steps)}}),
     }
 
 
@@ -59,6 +60,7 @@ def _lines(d: dict[str, Any]) -> list[str]:
     if d["runs"]:
         settings = " ".join(f"{k}={v}" for k, v in d["settings"].items())
         lines.append(f"  runs today (sim trace main --workflow {d['name']}; sim sweep --workflow {d['name']}), with {settings}")
+        lines.append("  the swimlane's steps: " + ", ".join(f"{k} {v}" for k, v in d["engine_steps"].items()))
     else:
         lines.append(f"  not run yet: {d['why_not']}")
     return lines
@@ -77,9 +79,12 @@ def workflows(workflow: str | None, as_json: bool) -> int:
     if as_json:
         emit_json(docs[0] if workflow is not None else docs)
         return 0
+    import textwrap
+
     for i, d in enumerate(docs):
         if i:
             click.echo()
         for line in _lines(d):
-            click.echo(line)
+            indent = " " * (len(line) - len(line.lstrip()) + 4)
+            click.echo(textwrap.fill(line, width=88, subsequent_indent=indent, break_on_hyphens=False))
     return 0

@@ -150,6 +150,23 @@ REPLAY_BY_WORKFLOW_TASK = Behaviour(
 )  # fmt: skip
 
 
+def _workflow_task_elsewhere(o: Observed, p: Observed, n: int) -> bool:
+    # Temporal: a successor killed in the activity attempt it was handed never ran a workflow
+    # task (the next worker ran the one that replays the history), so it restored nothing
+    return n < len(o.restored_by_execution) - 1 and o.restored_by_execution[n] == 0
+
+
+WORKFLOW_TASK_ELSEWHERE = Behaviour(
+    "the replay is the workflow task's",
+    "the server hands a successor the killed worker's step as an activity task, apart from the workflow "
+    "task whose replay restores the recorded steps; a successor killed in that activity attempt may never "
+    "have run a workflow task, so it restored nothing, and the next worker replays the history. The model's "
+    "successor restores the recorded steps as it resumes, then computes the next",
+    each={"steps restored": (_workflow_task_elsewhere, "a worker before the last: none (it ran only an activity "
+                                                       "attempt; another worker ran the workflow task)")},
+)  # fmt: skip
+
+
 #: Temporal (docs.temporal.io: encyclopedia/detecting-activity-failures, encyclopedia/workers,
 #: encyclopedia/workflow-execution; the conformance run's history and worker logs)
 def _sends_follow_the_worker(o: Observed, p: Observed) -> bool:
@@ -462,7 +479,8 @@ ENGINES: dict[str, Engine] = {
             "checkpoints=per-step: each activity's result is recorded in the workflow's history as it "
             "completes, before the workflow schedules the next",
         ),
-        explains={"kill in the post": (REPLAY_BY_WORKFLOW_TASK,), "stop": (HANDED_TO_STOPPED, ONE_RESULT),
+        explains={"kill": (WORKFLOW_TASK_ELSEWHERE,), "kill in the post": (REPLAY_BY_WORKFLOW_TASK,),
+                  "stop": (HANDED_TO_STOPPED, ONE_RESULT),
                   "woken while its successor runs": (REJOINS,), "stop in the post": (CANCELLED,)},
         server="sim.conform.server_temporal",
     ),
