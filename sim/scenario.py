@@ -70,6 +70,8 @@ class Scenario:
     source: str = "<built-in>"
     #: the workflow the scenario runs (`sim.model.workflow`; None: the article's, built in)
     workflow: Workflow | None = None
+    #: the workflow was given on the command line (`--workflow`), not named by the file
+    workflow_given: bool = False
 
     @property
     def schedule(self) -> Schedule:
@@ -82,7 +84,7 @@ class Scenario:
         own = dict(pair.split("=", 1) for pair in self.switches.label().split())  # what the scenario sets
         switches = Switches().with_values({**knobs_of(workflow), **own})
         build_schedule(switches, self.overrides, self.source, workflow)  # a workflow the engine cannot run
-        return dataclasses.replace(self, switches=switches, workflow=workflow, expect={})
+        return dataclasses.replace(self, switches=switches, workflow=workflow, workflow_given=True, expect={})
 
     def with_switches(self, values: dict[str, str]) -> Scenario:
         """The same scenario with some switches set (`--set`); expectations no longer apply."""

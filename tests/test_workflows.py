@@ -423,3 +423,18 @@ def test_a_change_reaches_the_steps_that_read_the_part_through_the_dag() -> None
     assert (restored, computed) == ([1, 2, 3], [4, 5, 6])
     # the email has no key: the dying poster's successor emails again, as a correction
     assert result.broken == ("duplicate-effect",)
+
+
+def test_a_run_on_a_workflow_names_it_and_replays_it() -> None:
+    """The title names the workflow; the replay command a page shows gives `--workflow` when it
+    came from the command line (a scenario file that names it needs none) and leaves out the
+    settings the workflow makes itself (its receiver), keeping those the user set."""
+    from sim.commands.trace import replay_command, title_of
+    from sim.scenario import load
+
+    given = load("main").with_workflow(files.load("chat-summary")).with_switches({"pins": "off"})
+    assert title_of(given).startswith("main (workflow chat-summary): ")
+    assert replay_command(given) == "sim trace main --workflow chat-summary --set pins=off"
+    named = load("workflow-chat-summary")
+    assert named.workflow is not None and replay_command(named) == "sim trace workflow-chat-summary"
+    assert replay_command(load("receiver-none")) == "sim trace receiver-none --set receiver=none"

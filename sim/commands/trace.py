@@ -33,11 +33,13 @@ from sim.render.lifecycle import lifecycles
 from sim.run import run_scenario
 from sim.scenario import Scenario, differences, load
 from sim.model.switches import PROTECTIONS
+from sim.model.workflow import knobs_of
 from sim.engine.trace import Trace
 
 
 def title_of(scenario: Scenario) -> str:
-    return f"{scenario.name}: {scenario.switches.label() or 'the worked example, all protections on'}"
+    on = f" (workflow {scenario.workflow.name})" if scenario.workflow is not None else ""
+    return f"{scenario.name}{on}: {scenario.switches.label() or 'the worked example, all protections on'}"
 
 
 def stopping_protections(scenario: Scenario, result: Outcome) -> dict[str, list[str]]:
@@ -69,8 +71,12 @@ def replay_command(scenario: Scenario) -> str:
     that a page does not depend on where it was written)."""
     named = scenario.source in ("<built-in>", f"scenarios/{scenario.name}.toml")
     name = scenario.name if named else Path(scenario.source).name
-    sets = scenario.switches.set_args()
-    return f"sim trace {name}{' ' + sets if sets else ''}"
+    own = set(f"{k}={v}" for k, v in knobs_of(scenario.workflow).items())  # the workflow sets these itself
+    sets = " ".join(f"--set {pair}" for pair in scenario.switches.label().split() if pair not in own)
+    wf = scenario.workflow
+    given = f" --workflow {wf.name if wf.source == f'workflows/{wf.name}.toml' else Path(wf.source).name}" if (
+        wf is not None and scenario.workflow_given) else ""
+    return f"sim trace {name}{given}{' ' + sets if sets else ''}"
 
 
 def page_text(scenario: Scenario, events: Trace, result: Outcome, until: int | None = None) -> str:
