@@ -449,6 +449,35 @@ def scenario_case(c: Chooser, level: str | None = None) -> Case:
     return Case(command, {"case.toml": data}, f"{label}: " + "; ".join(steps))
 
 
+#: every shipped workflow (docs/workflows.md), the bases of the workflow-file cases
+WORKFLOW_BASES = [(p.stem, p.read_text(encoding="utf-8")) for p in sorted((ROOT / "workflows").glob("*.toml"))]
+#: the commands that read a workflow file ({F}); a scenario naming it ({S}) is written beside it
+WORKFLOW_COMMANDS = [["workflows", "{F}"], ["workflows", "{F}", "--json"], ["trace", "main", "--workflow", "{F}"],
+                     ["trace", "main", "--workflow", "{F}", "--json"], ["sweep", "--workflow", "{F}", "--json"],
+                     ["trace", "{S}"], ["schema", "workflow"]]  # fmt: skip
+
+
+def workflow_case(c: Chooser, level: str | None = None) -> Case:
+    """A mutated workflow file (bytes or TOML, as `scenario_case`) and a command that reads it:
+    `sim workflows`, `--workflow`, or a scenario file that names it."""
+    label, text = c.choice(WORKFLOW_BASES)
+    level = level or c.choice(["bytes", "toml"])
+    steps = []
+    if level == "toml":
+        doc = tomllib.loads(text)
+        for _ in range(c.integer(1, 3)):
+            steps.append(mutate_toml(c, doc))
+        data = dump_toml(doc).encode("utf-8", "surrogatepass")
+    else:
+        data = text.encode("utf-8")
+        for _ in range(c.integer(1, 4)):
+            data, step = mutate_bytes(c, data)
+            steps.append(step)
+    command = [a.replace("{F}", "wf.toml").replace("{S}", "uses.toml") for a in c.choice(WORKFLOW_COMMANDS)]
+    files = {"wf.toml": data, "uses.toml": b'workflow = "wf.toml"\n'}
+    return Case(command, files, f"workflow {label}: " + "; ".join(steps))
+
+
 # -- argument lists -------------------------------------------------------------------------------
 NAMES = ["main", "superseded", "versions-off", "stale-write", "lost-announcement"]
 HUGE = ["1" + "0" * 30, "1000000000", "99", "-1", "-0", "abc", "", "1.5", "0x10", " 5", "1e3", "-99999999999999999999"]

@@ -123,6 +123,13 @@ def test_fuzz_scenario_files_mutated_toml(data: st.DataObject) -> None:
     run_fuzzed(fc.scenario_case(fc.DataChooser(data), "toml"), "toml")
 
 
+@fuzz_settings("toml")
+@given(st.data())
+def test_fuzz_workflow_files(data: st.DataObject) -> None:
+    """Mutated workflow files (bytes or TOML) under every command that reads one."""
+    run_fuzzed(fc.workflow_case(fc.DataChooser(data)), "toml")
+
+
 @fuzz_settings("arguments")
 @given(st.data())
 def test_fuzz_argument_lists(fixtures: fc.Fixtures, data: st.DataObject) -> None:
