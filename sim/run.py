@@ -16,13 +16,14 @@ def simulate(switches: Switches, schedule: Schedule) -> tuple[Trace, Outcome]:
     return trace, outcome(trace)
 
 
-def counterexample(description: str, switches: Switches, schedule: Schedule) -> str:
+def counterexample(description: str, switches: Switches, schedule: Schedule, workflow: str | None = None) -> str:
     """A scenario file that replays `schedule` and expects its whole outcome (`sim trace FILE
-    --check` then confirms it still breaks what it broke, at the same tick)."""
+    --check` then confirms it still breaks what it broke, at the same tick); on a workflow
+    (its name, or its file's absolute path), the file names it."""
     _, result = simulate(switches, schedule)
     expect = result.to_json()
     del expect["horizon_reached"]
-    return dump(description, switches, schedule, expect)
+    return dump(description, switches, schedule, expect, workflow)
 
 
 def run_scenario(scenario: Scenario, strict: bool = True) -> tuple[Trace, Outcome]:

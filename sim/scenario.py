@@ -390,11 +390,14 @@ def differences(expect: dict[str, Any], actual: dict[str, Any]) -> list[str]:
 
 
 # -- writing scenario files (counterexamples) -------------------------------------------------
-def dump(description: str, switches: Switches, schedule: Schedule, expect: dict[str, Any] | None = None) -> str:
+def dump(description: str, switches: Switches, schedule: Schedule, expect: dict[str, Any] | None = None,
+         workflow: str | None = None) -> str:  # fmt: skip
     """A scenario file that replays `schedule` under `switches` exactly (every field written;
     the list of a kind beyond the article's model only when the schedule has one: its
     absence means none, as the loader reads it)."""
-    lines = [f"description = {_toml_string(description)}", "", "[switches]"]
+    lines = [f"description = {_toml_string(description)}"]
+    lines += [f"workflow = {_toml_string(workflow)}"] if workflow is not None else []
+    lines += ["", "[switches]"]
     # silent, change and post_death only shape the worked example's faults, which the
     # [schedule] below replaces kind by kind: they are not written, so the file says only
     # what runs

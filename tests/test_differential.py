@@ -31,7 +31,7 @@ from hypothesis import strategies as st
 
 from sim.analysis.check import enumerator
 from sim import properties
-from sim.analysis.check.check import SETTING, CheckBound, Config, Result, result_of
+from sim.analysis.check.check import SETTING, CheckBound, Config, Result, result_of, workflow_setting
 from sim.analysis.check.canon import canonical
 from sim.engine.rules import run_tick
 from sim.engine.state import State
@@ -41,6 +41,7 @@ from sim.model.knobs import KNOBS
 from sim.model.profiles import NAMES as PROFILES
 from sim.model.profiles import get as profile
 from sim.analysis.check.search import Found, Node, NodeKey, Search, Space, node_key, root
+from sim.model.schedule import Schedule
 from sim.model.switches import FAULT_SWITCHES, SWITCHES, Switches
 
 #: every property, judged whatever the fault kinds (the widest comparison)
@@ -80,22 +81,27 @@ class Setting:
     kinds: tuple[str, ...]
     max_faults: int
     horizon: int
+    #: the constants of every schedule: the article's, or a drawn workflow's (`workflow_setting`)
+    shape: Schedule = SETTING
+    #: the drawn workflow's own settings (its receiver's and assessor's knobs), under `values`
+    own: dict[str, str] = field(default_factory=dict, hash=False)
 
     @property
     def switches(self) -> Switches:
         base = Switches() if self.profile is None else profile(self.profile).switches()
-        return base.with_values(self.values)
+        return base.with_values({**self.own, **self.values})
 
     def command(self) -> str:
         """The `sim check` options that rerun it (the fault kinds are said apart: `--faults`
         names only the article's four or all of them)."""
         sets = " ".join(f"--set {name}={value}" for name, value in self.values.items())
         where = f"--profile {self.profile} " if self.profile else ""
+        shape = "" if self.shape == SETTING else f"; on a workflow whose setting is {self.shape}"
         return (f"sim check -k {self.max_faults} -t {self.horizon} {where}{sets} -p all --faults all; "
-                f"fault kinds: {', '.join(self.kinds) or 'none'}")  # fmt: skip
+                f"fault kinds: {', '.join(self.kinds) or 'none'}{shape}")  # fmt: skip
 
     def space(self, merge: str) -> Space:
-        return Space(self.switches, self.max_faults, self.horizon, SETTING, JUDGED, self.kinds, merge)
+        return Space(self.switches, self.max_faults, self.horizon, self.shape, JUDGED, self.kinds, merge)
 
 
 @st.composite
@@ -126,7 +132,7 @@ def searched(setting: Setting, merge: str) -> Result:
     space = setting.space(merge)
     start = root(space)
     found = Search(space).run({node_key(start, merge): start}, 0)
-    return result_of(Config("drawn", setting.switches), found, JUDGED)
+    return result_of(Config("drawn", setting.switches), found, JUDGED, setting=setting.shape)
 
 
 def figures(r: Any) -> tuple[Any, ...]:
@@ -136,7 +142,8 @@ def figures(r: Any) -> tuple[Any, ...]:
 
 def disagreements(setting: Setting) -> list[str]:
     """Each way's figures that differ from the enumerator's, in words ([] when all agree)."""
-    bound = Bound(setting.max_faults, setting.horizon, "all", setting.kinds)
+    bound = Bound(max_faults=setting.max_faults, horizon=setting.horizon, faults="all", keys=setting.kinds,
+                  setting=setting.shape)
     walked = enumerator.enumerate_all([Config("drawn", setting.switches)], bound)[0]
     out = []
     for merge in ("canonical", "none"):
@@ -278,6 +285,39 @@ def test_a_stuck_attempt_counts_as_the_enumerator_does() -> None:
 @settings(max_examples=200, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(drawn(max_faults=2, horizon=7, kinds_at_most=3))
 def test_the_search_merged_and_unmerged_and_the_enumerator_agree(setting: Setting) -> None:
+    judge(setting, cap=3000)
+
+
+@st.composite
+def on_workflows(draw: st.DrawFn) -> Setting:
+    """A drawn setting on a drawn workflow of a shape the engine runs: 2..6 steps over one or two
+    inputs, each reading parts and earlier steps, the figure a part some step reads, one effect
+    (dedup, kept for ever or for a few ticks, or no key), one dependant ready at a drawn tick."""
+    from sim.model.workflow import Artifact, Dependant, Effect, Input, Step, Workflow, check, knobs_of
+
+    inputs = tuple(Input(f"in{k}", tuple(f"p{i}" for i in range(draw(st.integers(1, 3)))))
+                   for k in range(draw(st.integers(1, 2))))  # fmt: skip
+    parts = [f"{i.name}.{p}" for i in inputs for p in i.parts]
+    steps = [Step(f"t{i}", tuple(draw(st.lists(st.sampled_from(parts), min_size=1, max_size=2, unique=True))
+                                 + draw(st.lists(st.sampled_from([f"t{j}" for j in range(i)] or ["t0"]), max_size=1,
+                                                 unique=True)) * (i > 0)))
+             for i in range(draw(st.integers(2, 6)))]  # fmt: skip
+    receiver = draw(st.sampled_from(["dedup", "no-key"]))
+    effect = Effect("e", receiver, draw(st.none() | st.integers(1, 6)) if receiver == "dedup" else None)
+    wf = Workflow("drawn", "drawn", inputs, tuple(steps),
+                  Artifact("a", tuple(s.name for s in steps), draw(st.sampled_from(sorted({r for s in steps for r in s.reads
+                                                                                       if "." in r})))),
+                  (effect,), (Dependant("d", draw(st.integers(0, 14))),), "drawn.toml")  # fmt: skip
+    check(wf)
+    base = draw(drawn(max_faults=2, horizon=7, kinds_at_most=3))
+    return replace(base, shape=workflow_setting(wf), own=knobs_of(wf))
+
+
+@settings(max_examples=60, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(on_workflows())
+def test_the_three_agree_on_drawn_workflows(setting: Setting) -> None:
+    """The differential test on workflows drawn at random (docs/workflows.md): their setting
+    (steps, the figure's step, the dependant's ready tick) and their receiver's settings."""
     judge(setting, cap=3000)
 
 

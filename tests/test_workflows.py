@@ -217,9 +217,10 @@ def test_the_tutorial_commands_run(tmp_path: Path, capsys: pytest.CaptureFixture
     commands = [line.split("#", 1)[0].strip() for line in block.group(1).splitlines() if line.strip()]
     assert len(commands) >= 4
     for command in commands:
-        args = shlex.split(command.replace("/tmp/r", str(tmp_path)))
+        args = shlex.split(command.replace("/tmp/r", str(tmp_path)).replace("/tmp/c", str(tmp_path / "c")))
         assert args[0] == "sim"
-        assert main(args[1:]) == 0, command
+        # exit 1: the check found the chat's duplicate (the page says so)
+        assert main(args[1:]) == (1 if args[1] == "check" else 0), command
     capsys.readouterr()
     assert (tmp_path / "workflows" / "chat-summary" / "sweep.json").is_file()
 
@@ -438,3 +439,20 @@ def test_a_run_on_a_workflow_names_it_and_replays_it() -> None:
     named = load("workflow-chat-summary")
     assert named.workflow is not None and replay_command(named) == "sim trace workflow-chat-summary"
     assert replay_command(load("receiver-none")) == "sim trace receiver-none --set receiver=none"
+
+
+def test_sim_check_on_a_workflow_writes_counterexamples_that_replay(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`sim check --workflow chat-summary`: the setting is the workflow's (3 steps), its receiver
+    without keys applies, and every counterexample file names the workflow and replays to the
+    figures it expects (sim trace FILE --check)."""
+    assert main(["check", "-k", "1", "-t", "10", "-p", "all-on", "--workflow", "chat-summary", "--json",
+                 "--out", str(tmp_path)]) == 1  # fmt: skip
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["bound"]["setting"]["sections"] == 3 and doc["bound"]["workflow"] == "chat-summary"
+    files_written = sorted(tmp_path.glob("*.toml"))
+    assert files_written and all('workflow = "chat-summary"' in f.read_text() for f in files_written)
+    for f in files_written:
+        assert main(["trace", str(f), "--check"]) == 0, f.name
+    capsys.readouterr()
+    assert main(["check", "-k", "1", "-t", "10", "-p", "all-on", "--json", "--out", str(tmp_path / "article")]) == 0
+    assert "workflow" not in json.loads(capsys.readouterr().out)["bound"]

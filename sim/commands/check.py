@@ -29,6 +29,7 @@ from sim.commands.common import (
     profile_option,
     run_of,
     set_option,
+    workflow_option,
     shown_path,
     switch_values,
     yes_option,
@@ -41,6 +42,7 @@ from sim.render.page import is_page_of, page_path
 from sim.render.text import column_widths, table_line
 from sim.scenario import parse
 from sim.analysis.check.search import MERGES
+from sim.model.schedule import Schedule
 from sim.model.switches import FAULT_SWITCHES, Checkpoints
 from sim.base.memory import default_limit, megabytes, parse_size
 from sim.base.limits import usable_cpus
@@ -101,24 +103,28 @@ def _max_memory_value(ctx: click.Context, param: click.Parameter, value: str | N
               "default: half the machine's memory): the table so far, rows with work left marked "
               "not exhaustive, exit 3.")  # fmt: skip
 @yes_option
+@workflow_option
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), callback=folder_value, default=DEFAULT_OUT,
               show_default=True, help="Where the counterexample scenario files (and check.json) go; "
               "the old set there is replaced as a whole.")  # fmt: skip
 def check(max_faults: int, horizon: int, faults: str, sets: tuple[str, ...], profile: str | None, protections: str,
           workers: int | None, split: int, scheduler: str | None, merge: str, max_memory: int, yes: bool,
-          as_json: bool,
+          workflow: str | None, as_json: bool,
           out: Path) -> int:  # fmt: skip
     """Check every invariant on every fault schedule within a bound.
 
     The enumerated faults replace the worked example's fixed ones (attempt #1 silent at t3,
     the correction at t4, the first poster's death); its setting stays: 4 sections, first
     token 41, 2 missed heartbeats, the newsletter ready at t12. `--set` changes the other
-    switches; unless it sets `checkpoints`, both per-step and end-only are checked.
+    switches; unless it sets `checkpoints`, both per-step and end-only are checked. With
+    --workflow, the setting is the workflow's (its steps, its figure's step, its dependant's
+    ready tick) and its receiver's and assessor's settings apply under --set.
     """
-    bound = checker.CheckBound(max_faults=max_faults, horizon=horizon, faults=faults)
     values = switch_values(sets, profile)
-    base = checker.base_switches(values)
+    setting, ref, own = _workflow_setting(workflow)
+    bound = checker.CheckBound(max_faults=max_faults, horizon=horizon, faults=faults, setting=setting, workflow=ref)
+    base = checker.base_switches({**own, **values})
     if profile is not None and protections == "each":  # the engine alone, then each addition
         from sim.model.profiles import get
 
@@ -431,3 +437,16 @@ class _progress:
     def __exit__(self, *exc: object) -> None:
         if self.bar is not None:
             self.bar.__exit__(*exc)
+
+
+def _workflow_setting(name: str | None) -> tuple[Schedule, str | None, dict[str, str]]:
+    """The check's setting, the workflow as a counterexample file names it (a shipped name, or
+    the file's absolute path), and the workflow's own settings; the article's without one."""
+    if name is None:
+        return checker.SETTING, None, {}
+    from sim.model.workflow import knobs_of
+    from sim.workflow import load
+
+    wf = load(name)
+    ref = wf.name if wf.source == f"workflows/{wf.name}.toml" else str(Path(wf.source).resolve())
+    return checker.workflow_setting(wf), ref, knobs_of(wf)

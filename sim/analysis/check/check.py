@@ -33,7 +33,8 @@ from sim.model.faults import describe as describe_list
 from sim.base.files import starts_with
 from sim.base.limits import MAX_CHECK_FAULTS
 from sim.run import counterexample
-from sim.model.schedule import Schedule
+from sim.model.schedule import Schedule, worked_example
+from sim.model.workflow import Workflow
 from sim.base.memory import rss, tree_rss
 from sim.analysis.check.search import MERGES, Found, MemoryLimit, Node, Search, Space, fingerprint, node_key, root
 from sim.model.switches import (
@@ -71,14 +72,19 @@ class CheckBound:
     horizon: int = DEFAULT_HORIZON
     #: which fault kinds (`sim.model.faults.FAULT_SETS`): the article's own, or all registered
     faults: str = "article"
+    #: the constants every schedule has (sections, tokens, heartbeats, the newsletter's tick,
+    #: the figure's step): the article's, or a workflow's (`--workflow`, `workflow_setting`)
+    setting: Schedule = SETTING
+    #: the workflow the setting is of, as the user named it (None: the article's)
+    workflow: str | None = None
 
     def __post_init__(self) -> None:
         if self.faults not in FAULT_SETS:
             raise BoundError(f"--faults: {self.faults!r} is not a fault set; allowed: {', '.join(FAULT_SETS)}")
         if not 0 <= self.max_faults <= MAX_CHECK_FAULTS:
             raise BoundError(f"--max-faults: {self.max_faults} is outside 0..{MAX_CHECK_FAULTS}")
-        if not 1 <= self.horizon < SETTING.horizon:
-            raise BoundError(f"--horizon: {self.horizon} is outside 1..{SETTING.horizon - 1}")
+        if not 1 <= self.horizon < self.setting.horizon:
+            raise BoundError(f"--horizon: {self.horizon} is outside 1..{self.setting.horizon - 1}")
 
     @property
     def kinds(self) -> tuple[type[Fault], ...]:
@@ -100,14 +106,15 @@ class CheckBound:
             "horizon": self.horizon,
             "fault_set": self.faults,
             "fault_kinds": [kind.check_name for kind in self.kinds],
-            "faults": {kind.check_name: kind.bound_words(self.horizon, SETTING) for kind in self.kinds},
+            "faults": {kind.check_name: kind.bound_words(self.horizon, self.setting) for kind in self.kinds},
             "setting": {
-                "sections": SETTING.sections,
-                "first_token": SETTING.first_token,
-                "heartbeat_limit": SETTING.heartbeat_limit,
-                "newsletter_ready": SETTING.newsletter_ready,
-                "engine_horizon": SETTING.horizon,
+                "sections": self.setting.sections,
+                "first_token": self.setting.first_token,
+                "heartbeat_limit": self.setting.heartbeat_limit,
+                "newsletter_ready": self.setting.newsletter_ready,
+                "engine_horizon": self.setting.horizon,
             },
+            **({"workflow": self.workflow} if self.workflow is not None else {}),
         }
 
     def describe(self) -> str:
@@ -118,9 +125,15 @@ class CheckBound:
 
 
 # -- schedules from codes ----------------------------------------------------------------------
-def schedule_of(code: Iterable[Fault]) -> Schedule:
+def schedule_of(code: Iterable[Fault], setting: Schedule = SETTING) -> Schedule:
     """The Schedule a code stands for (the setting's constants, the faults in canonical order)."""
-    return SETTING.with_faults(tuple(code))
+    return setting.with_faults(tuple(code))
+
+
+def workflow_setting(workflow: Workflow) -> Schedule:
+    """The constants of a workflow's schedules (`sim check --workflow`): the article's but for
+    the workflow's shape (its steps, its figure's step, its dependant's ready tick)."""
+    return worked_example(Switches(), workflow).with_faults(())
 
 
 class InlineExecutor(Executor):
@@ -149,10 +162,11 @@ class Counterexample:
     invariant: str
     code: Code
     tick: int
+    setting: Schedule = SETTING
 
     @property
     def schedule(self) -> Schedule:
-        return schedule_of(self.code)
+        return schedule_of(self.code, self.setting)
 
     def describe(self) -> str:
         return describe_list(self.code, none="no faults")
@@ -198,14 +212,15 @@ class Result:
         return properties.verdict(self.broken)
 
 
-def result_of(config: Config, found: Found, judged: tuple[str, ...], complete: bool = True) -> Result:
+def result_of(config: Config, found: Found, judged: tuple[str, ...], complete: bool = True,
+              setting: Schedule = SETTING) -> Result:  # fmt: skip
     return Result(
         complete=complete,
         config=config,
         schedules=found.schedules,
         violations={name: found.violations.get(name, 0) for name in judged},
         counterexamples={
-            name: Counterexample(name, schedule_of(path).faults, key[1])
+            name: Counterexample(name, schedule_of(path, setting).faults, key[1], setting)
             for name, (key, path) in sorted(found.shortest.items())
         },
         horizon_reached=found.horizon_reached,
@@ -236,7 +251,7 @@ def run_unit(unit: Unit) -> Found:
 
 
 def space_of(config: Config, bound: CheckBound, merge: str = "canonical") -> Space:
-    return Space(config.switches, bound.max_faults, bound.horizon, SETTING,
+    return Space(config.switches, bound.max_faults, bound.horizon, bound.setting,
                  tuple(p.name for p in bound.judged_for(config.switches)), tuple(kind.key for kind in bound.kinds),
                  merge)  # fmt: skip
 
@@ -291,7 +306,7 @@ def check(configs: Sequence[Config], bound: CheckBound, executor: Executor | Non
     judged = [tuple(p.name for p in bound.judged_for(config.switches)) for config in configs]
 
     def partial() -> list[Result]:
-        return [result_of(config, f, names, complete=not n)
+        return [result_of(config, f, names, complete=not n, setting=bound.setting)
                 for config, f, names, n in zip(configs, found, judged, left)]  # fmt: skip
 
     inflight: dict[Future[Found], Unit] = {}
@@ -313,7 +328,7 @@ def check(configs: Sequence[Config], bound: CheckBound, executor: Executor | Non
     except KeyboardInterrupt:
         _cancel(inflight)
         raise Interrupted(partial(), done, total) from None
-    return [result_of(config, f, names) for config, f, names in zip(configs, found, judged)]
+    return [result_of(config, f, names, setting=bound.setting) for config, f, names in zip(configs, found, judged)]
 
 
 def _per_config(queue: list[Unit], configs: int) -> list[int]:
@@ -529,7 +544,7 @@ def counterexample_text(result: Result, example: Counterexample, bound: CheckBou
         f"bound: {example.describe()}. The [schedule] lists replace the worked example's faults. "
         f"The check {properties.judged_words(result.switches, bound.kinds, 'enumerated')}."
     )
-    return counterexample(description, result.switches, example.schedule)
+    return counterexample(description, result.switches, example.schedule, bound.workflow)
 
 
 def is_counterexample_file(path: Path) -> bool:

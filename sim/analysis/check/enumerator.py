@@ -59,6 +59,7 @@ from sim.engine.world import Consult, Position, World
 from sim.model.events import PLANNED
 from sim.model.faults import Fault, Moment
 from sim.analysis.check.search import Keys, keys
+from sim.model.schedule import Schedule
 from sim.model.switches import Switches
 from sim.engine.trace import Event, Kind, Trace
 
@@ -67,7 +68,7 @@ Code = tuple[Fault, ...]  # a schedule: its faults, in the order they are consul
 
 # -- one run -----------------------------------------------------------------------------------
 def children(code: Code, consults: Sequence[Consult], fired: dict[Fault, Position], horizon: int,
-             kinds: Sequence[type[Fault]]) -> list[Code]:  # fmt: skip
+             kinds: Sequence[type[Fault]], setting: Schedule = SETTING) -> list[Code]:  # fmt: skip
     """The schedules one fault larger whose new fault is consulted after all of `code`'s.
 
     The moments are ordered by (tick, seq): the input phase of tick t is (t, 0), the run's
@@ -85,7 +86,7 @@ def children(code: Code, consults: Sequence[Consult], fired: dict[Fault, Positio
     out: list[Code] = []
     for tick, _, moment, where in points:
         for kind in by_moment.get(moment, ()):
-            out.extend(code + (fault,) for fault in kind.offers(code, tick, where, horizon, SETTING))
+            out.extend(code + (fault,) for fault in kind.offers(code, tick, where, horizon, setting))
     return out
 
 
@@ -110,8 +111,8 @@ def fingerprint(events: Sequence[Event]) -> int:
     return int.from_bytes(blake2b(repr(parts).encode(), digest_size=8).digest(), "little")
 
 
-def run_code(switches: Switches, code: Code, record: bool) -> tuple[Trace, World]:
-    world = World(switches, schedule_of(code), record=record)
+def run_code(switches: Switches, code: Code, record: bool, setting: Schedule = SETTING) -> tuple[Trace, World]:
+    world = World(switches, schedule_of(code, setting), record=record)
     trace = run_world(world)
     if trace.unfired:  # the walk builds only schedules whose faults all fire
         raise AssertionError(f"sim check: a fault did not fire in {code}: {trace.unfired}")
@@ -148,7 +149,7 @@ def run_job(job: Job) -> JobResult:
     judged = job.bound.judged_for(job.switches)
     for code in job.codes:
         grow = len(code) < limit
-        trace, world = run_code(job.switches, code, grow)
+        trace, world = run_code(job.switches, code, grow, job.bound.setting)
         result.schedules += 1
         prints.append(fingerprint(trace.events))
         result.ticks += trace.last_tick + 1
@@ -161,7 +162,8 @@ def run_job(job: Job) -> JobResult:
                 shortest[name] = (key, code)
         if grow:
             assert world.consults is not None
-            result.children.extend(children(code, world.consults, world.fired, job.bound.horizon, job.bound.kinds))
+            result.children.extend(children(code, world.consults, world.fired, job.bound.horizon, job.bound.kinds,
+                                            job.bound.setting))
     result.fingerprints = prints.tobytes()
     return result
 
@@ -243,7 +245,7 @@ class _Tally:
             distinct_traces=len(self.prints),
             violations={p.name: self.violations.get(p.name, 0) for p in bound.judged_for(config.switches)},
             counterexamples={
-                name: Counterexample(name, schedule_of(code).faults, key[1])
+                name: Counterexample(name, schedule_of(code, bound.setting).faults, key[1], bound.setting)
                 for name, (key, code) in sorted(self.shortest.items())
             },
             horizon_reached=self.horizon_reached,
