@@ -456,3 +456,23 @@ def test_sim_check_on_a_workflow_writes_counterexamples_that_replay(tmp_path: Pa
     capsys.readouterr()
     assert main(["check", "-k", "1", "-t", "10", "-p", "all-on", "--json", "--out", str(tmp_path / "article")]) == 0
     assert "workflow" not in json.loads(capsys.readouterr().out)["bound"]
+
+
+def test_sim_explore_on_a_workflow_keeps_its_shape_and_its_files_replay(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`sim explore --workflow chat-summary`: every drawn schedule has the workflow's 3 steps and
+    its figure's step (a shrink never moves them), and each counterexample names the workflow
+    and replays (sim trace FILE --check)."""
+    import random
+
+    from sim.analysis.explore import ExploreBounds, SeededChoices, draw_schedule, for_workflow
+
+    bounds = for_workflow(ExploreBounds(), files.load("chat-summary"), "chat-summary")
+    drawn = [draw_schedule(SeededChoices(random.Random(n)), bounds) for n in range(200)]
+    assert {(s.sections, s.figure) for s in drawn} == {(3, 2)}
+    assert main(["explore", "-n", "300", "--seed", "5", "--workflow", "chat-summary", "--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "--workflow chat-summary" in out
+    written = sorted(tmp_path.glob("*.toml"))
+    assert written and all('workflow = "chat-summary"' in f.read_text() for f in written)
+    for f in written:
+        assert main(["trace", str(f), "--check"]) == 0, f.name

@@ -39,7 +39,8 @@ from sim.model.faults import describe as describe_list
 from sim.model.faults.base import toward
 from sim.base.files import OutError, interrupts_held, write_out
 from sim.run import counterexample, simulate
-from sim.model.schedule import Schedule
+from sim.model.schedule import Schedule, workflow_setting
+from sim.model.workflow import Workflow
 from sim.model.switches import PROTECTIONS, Switches
 from sim.engine.trace import Kind, Trace
 
@@ -77,6 +78,12 @@ class ExploreBounds:
     newsletter_ready: tuple[int, ...] = toward(EXAMPLE.newsletter_ready, 0, 24)
     #: which fault kinds are drawn (`sim.model.faults.FAULT_SETS`): the article's own, or all
     faults: str = "article"
+    #: the setting a shrink moves the constants back toward, and whose figure's step every
+    #: drawn schedule keeps: the worked example's, or a workflow's (`--workflow`: its sections
+    #: fixed, `for_workflow`)
+    example: Schedule = EXAMPLE
+    #: the workflow, as a counterexample file names it (None: the article's)
+    workflow: str | None = None
 
     @property
     def kinds(self) -> tuple[type[Fault], ...]:
@@ -160,6 +167,7 @@ def draw_schedule(c: Choices, bounds: ExploreBounds = ExploreBounds()) -> Schedu
         sections=sections,
         heartbeat_limit=heartbeat_limit,
         newsletter_ready=newsletter_ready,
+        figure=bounds.example.figure,
     )
 
 
@@ -253,19 +261,19 @@ def fired_only(trace: Trace) -> Schedule:
 CONSTANTS = ("sections", "heartbeat_limit", "newsletter_ready")
 
 
-def complexity(s: Schedule) -> tuple[int, int, int]:
+def complexity(s: Schedule, example: Schedule = EXAMPLE) -> tuple[int, int, int]:
     """How far a schedule is from the simplest: fewer faults first, then earlier ticks, then
-    the rest (attempt numbers, nth, sections touched, constants away from the worked example)."""
+    the rest (attempt numbers, nth, sections touched, constants away from the example's)."""
     ticks = rest = 0
     for f in s.faults:
         late, other = f.complexity()
         ticks += late
         rest += other
-    rest += sum(abs(getattr(s, name) - getattr(EXAMPLE, name)) for name in CONSTANTS)
+    rest += sum(abs(getattr(s, name) - getattr(example, name)) for name in CONSTANTS)
     return s.fault_count, ticks, rest
 
 
-def _variants(s: Schedule) -> Iterator[dict[str, Any]]:
+def _variants(s: Schedule, example: Schedule = EXAMPLE) -> Iterator[dict[str, Any]]:
     """Simpler versions of `s`, as field changes: drop a fault, then simplify each fault and
     each constant. Some are invalid; the caller skips those."""
     faults = s.faults
@@ -275,12 +283,12 @@ def _variants(s: Schedule) -> Iterator[dict[str, Any]]:
         for new in fault.simpler(s.sections):
             yield {"faults": faults[:i] + (new,) + faults[i + 1 :]}
     for name in CONSTANTS:
-        value, target = getattr(s, name), getattr(EXAMPLE, name)
+        value, target = getattr(s, name), getattr(example, name)
         if value != target:
             yield {name: target}
             yield {name: value + (1 if value < target else -1)}
-    if s.sections > EXAMPLE.sections:  # fewer sections: each fault fitted to them
-        yield {"sections": EXAMPLE.sections, "faults": tuple(f.fit(EXAMPLE.sections) for f in faults)}
+    if s.sections > example.sections:  # fewer sections: each fault fitted to them
+        yield {"sections": example.sections, "faults": tuple(f.fit(example.sections) for f in faults)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -297,7 +305,7 @@ def single_faults(s: Schedule, bounds: ExploreBounds) -> list[Schedule]:
     out = [empty]
     for kind in bounds.kinds:
         out.extend(empty.with_faults((f,)) for f in kind.singles(bounds, s.sections))
-    return sorted(out, key=complexity)
+    return sorted(out, key=lambda x: complexity(x, bounds.example))
 
 
 def shrink(
@@ -321,13 +329,13 @@ def shrink(
     try:
         while runs < max_runs:
             improved = False
-            key = complexity(best)
-            for change in _variants(best):
+            key = complexity(best, bounds.example)
+            for change in _variants(best, bounds.example):
                 try:
                     candidate = dataclasses.replace(best, **change)
                 except ScheduleError:
                     continue
-                if complexity(candidate) >= key:
+                if complexity(candidate, bounds.example) >= key:
                     continue
                 trace, result = simulate(switches, candidate)
                 runs += 1
@@ -343,18 +351,26 @@ def shrink(
                 break
             swept = True
             for candidate in single_faults(best, bounds):
-                if complexity(candidate) >= key or runs >= max_runs:
+                if complexity(candidate, bounds.example) >= key or runs >= max_runs:
                     break
                 trace, result = simulate(switches, candidate)
                 runs += 1
                 if invariant in result.broken and not trace.unfired:
                     best = candidate
                     break
-            if complexity(best) >= key:
+            if complexity(best, bounds.example) >= key:
                 break
     except KeyboardInterrupt:
         return Shrunk(best, runs, interrupted=True)
     return Shrunk(best, runs)
+
+
+def for_workflow(bounds: ExploreBounds, workflow: Workflow, ref: str) -> ExploreBounds:
+    """The bounds on a workflow: its sections (its steps) fixed, the newsletter's ready tick
+    drawn toward its dependant's, the figure's step its own; shrinks move toward its setting."""
+    setting = workflow_setting(workflow)
+    return dataclasses.replace(bounds, sections=(setting.sections,), example=setting, workflow=ref,
+                               newsletter_ready=toward(setting.newsletter_ready, 0, 24))  # fmt: skip
 
 
 # -- the search --------------------------------------------------------------------------------
@@ -429,6 +445,8 @@ def rerun_args(switches: Switches, seed: int, examples: int, bounds: ExploreBoun
     parts = [f"--seed {seed}", f"--examples {examples}", f"--max-faults {bounds.max_faults}"]
     if bounds.faults != "article":
         parts.append(f"--faults {bounds.faults}")
+    if bounds.workflow is not None:
+        parts.append(f"--workflow {bounds.workflow}")
     label = switches.set_args()
     return " ".join(parts + ([label] if label else []))
 
@@ -451,14 +469,15 @@ def describe_faults(s: Schedule) -> str:
     return describe_list(s.faults) + f" ({constants})"
 
 
-def write_counterexample(path: Path, description: str, switches: Switches, schedule: Schedule) -> None:
+def write_counterexample(path: Path, description: str, switches: Switches, schedule: Schedule,
+                         workflow: str | None = None) -> None:  # fmt: skip
     """Write the scenario file with its full outcome as [expect], atomically (Ctrl-C and kill
     safe); a folder that cannot take it is a one-line `OutError`."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise OutError(f"--out {path.parent}: cannot create the folder ({exc.strerror or exc})") from None
-    write_out(path, counterexample(description, switches, schedule))
+    write_out(path, counterexample(description, switches, schedule, workflow))
 
 
 ExploreProgress = Callable[[int, int, float, int], None]  # (runs, examples, seconds, findings)
@@ -639,7 +658,7 @@ def _finding(
             "Replay: sim trace FILE --check"
         )
         with interrupts_held():  # the file on disk and the finding in `known`: both or neither
-            write_counterexample(path, description, switches, shrunk.schedule)
+            write_counterexample(path, description, switches, shrunk.schedule, bounds.workflow)
             if known is not None:
                 known[key] = finding
     if shrunk.interrupted:

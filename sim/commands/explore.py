@@ -17,6 +17,7 @@ from sim.commands.common import (
     profile_option,
     run_of,
     set_option,
+    workflow_option,
     switch_values,
     yes_option,
 )
@@ -25,6 +26,7 @@ from sim.analysis.explore import (
     TICK_BUCKETS,
     Exploration,
     ExploreBounds,
+    for_workflow,
     coverage_kinds,
     estimate,
     may_write,
@@ -58,8 +60,9 @@ DEFAULT_OUT = Path("reports/counterexamples")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), callback=folder_value, default=DEFAULT_OUT, show_default=True,
               help="Folder the shrunk counterexamples are written to (each atomically, as found).")  # fmt: skip
 @yes_option
+@workflow_option
 def explore(examples: int, seed: int | None, sets: tuple[str, ...], profile: str | None, max_faults: int, faults: str,
-            out: Path, yes: bool) -> int:  # fmt: skip
+            out: Path, yes: bool, workflow: str | None) -> int:  # fmt: skip
     """Draw random fault schedules, run each and check the invariants.
 
     Each invariant broken is shrunk to a small schedule and written as a scenario file that
@@ -67,12 +70,20 @@ def explore(examples: int, seed: int | None, sets: tuple[str, ...], profile: str
     broke; 0 otherwise (an invariant broken with its protection switched off is expected, and
     one broken only by a fault beyond the article's model is reported as such).
     """
-    switches = for_own_schedules(switch_values(sets, profile), "explore")
+    bounds = ExploreBounds(max_faults=max_faults, faults=faults)
+    own: dict[str, str] = {}
+    if workflow is not None:  # its steps fixed, its receiver's and assessor's settings under --set
+        from sim.model.workflow import knobs_of
+        from sim.workflow import load as load_workflow
+
+        wf = load_workflow(workflow)
+        ref = wf.name if wf.source == f"workflows/{wf.name}.toml" else str(Path(wf.source).resolve())
+        bounds, own = for_workflow(bounds, wf, ref), knobs_of(wf)
+    switches = for_own_schedules({**own, **switch_values(sets, profile)}, "explore")
     prepare_out(out)  # fail on a bad --out before the search
     if seed is None:
         seed = secrets.randbelow(2**32)
     refuse_special_in(out, may_write(switches, seed))  # a folder, FIFO, device or socket where a file goes
-    bounds = ExploreBounds(max_faults=max_faults, faults=faults)
     note_inert([run_of(switches, bounds.kinds)], DRAWN)
     guess = estimate(switches, seed=seed, examples=examples, bounds=bounds)
     gate_long_work(f"sim explore of {examples:,} schedules", guess.seconds, yes)

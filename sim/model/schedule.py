@@ -124,3 +124,10 @@ def worked_example(switches: Switches, workflow: Workflow | None = None) -> Sche
     if switches.post_death is PostDeath.YES:
         faults.append(PosterDeath())
     return Schedule(faults=tuple(faults), **constants)
+
+
+def workflow_setting(workflow: Workflow) -> Schedule:
+    """The constants of a workflow's schedules (`sim check` and `sim explore` with
+    `--workflow`): the article's but for the workflow's shape (its steps, its figure's step,
+    its dependant's ready tick), no fault."""
+    return worked_example(Switches(), workflow).with_faults(())

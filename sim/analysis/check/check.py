@@ -33,8 +33,7 @@ from sim.model.faults import describe as describe_list
 from sim.base.files import starts_with
 from sim.base.limits import MAX_CHECK_FAULTS
 from sim.run import counterexample
-from sim.model.schedule import Schedule, worked_example
-from sim.model.workflow import Workflow
+from sim.model.schedule import Schedule, workflow_setting
 from sim.base.memory import rss, tree_rss
 from sim.analysis.check.search import MERGES, Found, MemoryLimit, Node, Search, Space, fingerprint, node_key, root
 from sim.model.switches import (
@@ -129,11 +128,6 @@ def schedule_of(code: Iterable[Fault], setting: Schedule = SETTING) -> Schedule:
     """The Schedule a code stands for (the setting's constants, the faults in canonical order)."""
     return setting.with_faults(tuple(code))
 
-
-def workflow_setting(workflow: Workflow) -> Schedule:
-    """The constants of a workflow's schedules (`sim check --workflow`): the article's but for
-    the workflow's shape (its steps, its figure's step, its dependant's ready tick)."""
-    return worked_example(Switches(), workflow).with_faults(())
 
 
 class InlineExecutor(Executor):
@@ -570,5 +564,6 @@ __all__ = [
     "is_counterexample_file",
     "run_unit",
     "schedule_of",
+    "workflow_setting",
     "units_of",
 ]
