@@ -476,3 +476,21 @@ def test_sim_explore_on_a_workflow_keeps_its_shape_and_its_files_replay(tmp_path
     assert written and all('workflow = "chat-summary"' in f.read_text() for f in written)
     for f in written:
         assert main(["trace", str(f), "--check"]) == 0, f.name
+
+
+def test_diff_and_the_profile_sweep_take_a_workflow(capsys: pytest.CaptureFixture[str]) -> None:
+    """`sim diff --workflow` runs A and B on the workflow: on the chat summary the key changes
+    nothing; `sim sweep --profile temporal --workflow chat-summary`: adding the key keeps no
+    duplicate away (the chat has none to check), where on the article's pipeline it does."""
+    assert main(["diff", "main", "--set", "key=none", "--workflow", "chat-summary", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["first_divergence"] is None and doc["invariants"]["appeared"] == doc["invariants"]["disappeared"] == []
+    assert [b["invariant"] for b in doc["invariants"]["both"]] == ["duplicate-effect", "uncorrected-duplicate"]
+
+    def rows(*extra: str) -> dict[str, dict[str, int]]:
+        assert main(["sweep", "--profile", "temporal", "--json", *extra]) == 0
+        return {r["label"]: r["broken"] for r in json.loads(capsys.readouterr().out)["rows"]}
+
+    chat, article = rows("--workflow", "chat-summary"), rows()
+    assert chat["+ key=per-operation"]["duplicate-effect"] == chat["engine alone"]["duplicate-effect"] > 0
+    assert article["+ key=per-operation"]["duplicate-effect"] < article["engine alone"]["duplicate-effect"]

@@ -27,6 +27,7 @@ from sim.model.profiles import Profile
 from sim.properties import ARTICLE_NAMES
 from sim.run import simulate
 from sim.model.schedule import worked_example
+from sim.model.workflow import Workflow, knobs_of
 from sim.model.switches import FAULT_SWITCHES, PROTECTIONS, SWITCHES, Switches
 
 #: every event combination, in the sweep's order (first value first)
@@ -62,11 +63,12 @@ def run_switches(profile: Profile, adds: tuple[str, ...], sets: dict[str, str]) 
     return [profile.switches({**added, **events, **sets}) for events in EVENTS]
 
 
-def row(profile: Profile, label: str, adds: tuple[str, ...], sets: dict[str, str]) -> Row:
+def row(profile: Profile, label: str, adds: tuple[str, ...], sets: dict[str, str],
+        workflow: Workflow | None = None) -> Row:  # fmt: skip
     broken = dict.fromkeys(ARTICLE_NAMES, 0)
     unfinished = calls = 0
-    for switches in run_switches(profile, adds, sets):
-        _, result = simulate(switches, worked_example(switches))
+    for switches in run_switches(profile, adds, {**knobs_of(workflow), **sets}):
+        _, result = simulate(switches, worked_example(switches, workflow))
         for name in result.broken:
             if name in broken:
                 broken[name] += 1
@@ -90,12 +92,13 @@ def own_part(profile: Profile) -> tuple[str, ...]:
     return tuple(f"{c.name}={protection_off(c.name)}" for c in profile.engine if c.application_part)
 
 
-def profile_rows(profile: Profile, sets: dict[str, str] | None = None) -> list[Row]:
+def profile_rows(profile: Profile, sets: dict[str, str] | None = None, workflow: Workflow | None = None) -> list[Row]:
     """The engine alone, the engine's own part (when a setting it gives includes application
     code), each missing protection added alone, and all of them (when more than one is
-    missing). `sets` (from `--set`) applies to every row."""
+    missing). `sets` (from `--set`) applies to every row; with `workflow`, the runs are its
+    worked example, its receiver's and assessor's settings under `sets`."""
     sets = sets or {}
-    return [row(profile, label, adds, sets) for label, adds in row_adds(profile)]
+    return [row(profile, label, adds, sets, workflow) for label, adds in row_adds(profile)]
 
 
 def row_adds(profile: Profile) -> list[tuple[str, tuple[str, ...]]]:

@@ -11,6 +11,7 @@ from sim.commands.common import (
     load_scenario,
     note_inert,
     profile_option,
+    workflow_option,
     run_of,
     schedule_kinds,
     set_option,
@@ -27,22 +28,23 @@ from sim.model.switches import parse_assignments
 @click.argument("b", metavar="[B]", required=False, shell_complete=complete_scenarios)
 @set_option
 @profile_option
+@workflow_option
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document (figures, divergence, cells).")
 @click.option("--no-color", is_flag=True, help="Plain text, no colour (also NO_COLOR, and whenever output is piped).")
 @click.option("--width", type=click.IntRange(min=40), metavar="COLS", help="Render for this many columns (default: the terminal's).")
-def diff(a: str, b: str | None, sets: tuple[str, ...], profile: str | None, as_json: bool, no_color: bool,
-         width: int | None) -> int:  # fmt: skip
+def diff(a: str, b: str | None, sets: tuple[str, ...], profile: str | None, workflow: str | None, as_json: bool,
+         no_color: bool, width: int | None) -> int:  # fmt: skip
     """Compare two runs side by side, one change at a time.
 
     `sim diff A B` compares two scenarios; `sim diff NAME --set fencing=off` compares a
     scenario with itself under changed settings (--set and --profile always apply to B). Shows the outcome figures side by side with their deltas, the invariants that appear or
     disappear, the first tick where the two traces diverge, and both swimlanes from there
-    with the differing cells highlighted.
+    with the differing cells highlighted. --workflow runs both A and B on that workflow.
     """
     if b is None and not sets and profile is None:
         raise click.UsageError("give a second scenario B, or --set NAME=VALUE or --profile NAME to change A's settings")
-    left = load_scenario(a, ())
-    right = load_scenario(b if b is not None else a, sets, profile)
+    left = load_scenario(a, (), None, workflow)
+    right = load_scenario(b if b is not None else a, sets, profile, workflow)
     # --set and --profile apply to B: a knob they leave inert there is noted
     notes = note_inert([run_of(right.switches, schedule_kinds(right.schedule))], IN_THE_SCHEDULE)
     label = " ".join(([f"--profile {profile}"] if profile else [])

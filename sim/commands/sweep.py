@@ -163,9 +163,7 @@ def sweep(workers: int, as_json: bool, out: Path, profile: str | None, sets: tup
     to OUT/workflows/NAME/ (the data reports: sweep.json, sweep.csv, sweep.md, sweep-map.svg).
     """
     if profile is not None:
-        if workflow is not None:
-            raise click.UsageError("--workflow with --profile: not yet; the profile sweep runs the article's workflow")
-        return _profile_sweep(profile, sets, as_json)
+        return _profile_sweep(profile, sets, as_json, _workflow_of(workflow)[0])
     if sets:
         raise click.UsageError("--set needs --profile: the 864-run sweep varies the switches itself")
     shape, names = _workflow_of(workflow)
@@ -209,7 +207,7 @@ def _workflow_of(name: str | None) -> tuple[Workflow | None, list[str]]:
     return wf, [n for n in report_names() if n in WORKFLOW_REPORTS]
 
 
-def _profile_sweep(name: str, sets: tuple[str, ...], as_json: bool) -> int:
+def _profile_sweep(name: str, sets: tuple[str, ...], as_json: bool, workflow: Workflow | None = None) -> int:
     """`sim sweep --profile NAME`: the engine alone and with each addition, over the events."""
     from sim.analysis.profile_sweep import EVENTS, credit, engine_keeps, profile_rows, row_adds, run_switches
     from sim.model.schedule import worked_example
@@ -220,18 +218,20 @@ def _profile_sweep(name: str, sets: tuple[str, ...], as_json: bool) -> int:
     profile = get(name)
     values = switch_values(sets)
     for_own_schedules(values, "sweep --profile")  # the events are what it varies: refuse them in --set
-    notes = note_inert([run_of(switches, schedule_kinds(worked_example(switches)))
+    notes = note_inert([run_of(switches, schedule_kinds(worked_example(switches, workflow)))
                         for _, adds in row_adds(profile) for switches in run_switches(profile, adds, values)],
                        IN_THE_SWEEP)  # fmt: skip
-    rows = profile_rows(profile, values)
+    rows = profile_rows(profile, values, workflow)
     if as_json:
         emit_json({"profile": profile.name, "system": profile.system, "set": values,
+                   **({"workflow": workflow.name} if workflow is not None else {}),
                    "engine": profile.settings(), "events": len(EVENTS), "rows": [r.to_json() for r in rows],
                    "engine_keeps": list(engine_keeps(profile, rows)), "credit": credit(profile, rows),
                    **({"notes": notes} if notes else {})})  # fmt: skip
         return 0
     names = list(rows[0].broken)
-    click.echo(click.style(f"{profile.system} (--profile {profile.name})", bold=True))
+    on = f", on the workflow {workflow.name}" if workflow is not None else ""
+    click.echo(click.style(f"{profile.system} (--profile {profile.name}{on})", bold=True))
     click.echo(textwrap.fill("engine gives: " + " ".join(f"{k}={v}" for k, v in profile.settings().items()),
                              width=80, subsequent_indent="    ", break_on_hyphens=False))  # fmt: skip
     click.echo(f"each row runs the {len(EVENTS)} event combinations ({', '.join(FAULT_SWITCHES)});")
