@@ -494,3 +494,19 @@ def test_diff_and_the_profile_sweep_take_a_workflow(capsys: pytest.CaptureFixtur
     chat, article = rows("--workflow", "chat-summary"), rows()
     assert chat["+ key=per-operation"]["duplicate-effect"] == chat["engine alone"]["duplicate-effect"] > 0
     assert article["+ key=per-operation"]["duplicate-effect"] < article["engine alone"]["duplicate-effect"]
+
+
+def test_the_committed_workflow_reports_are_up_to_date(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """reports/workflows/NAME/ for each shipped workflow this version runs (but the article's,
+    whose reports are reports/): what `sim sweep --workflow NAME --out reports` writes now."""
+    committed = Path(__file__).parent.parent / "reports" / "workflows"
+    runnable = [n for n in files.names() if n != "digest" and not isinstance(engine_shape(files.load(n)), str)]
+    assert runnable and sorted(p.name for p in committed.iterdir()) == runnable
+    for name in runnable:
+        assert main(["sweep", "--workflow", name, "--out", str(tmp_path)]) == 0
+        fresh = tmp_path / "workflows" / name
+        for path in sorted((committed / name).iterdir()):
+            assert path.read_bytes() == (fresh / path.name).read_bytes(), (
+                f"reports/workflows/{name}/{path.name} is stale: run `sim sweep --workflow {name} --out reports`")
+        assert sorted(p.name for p in fresh.iterdir()) == sorted(p.name for p in (committed / name).iterdir())
+    capsys.readouterr()

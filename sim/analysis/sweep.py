@@ -523,7 +523,10 @@ def sweep(workers: int = 1, progress: SweepProgress | None = None, view: View | 
     assessor's knobs set in every run."""
     runs, closed = simulate_all(workers, progress, view, workflow)
     needs = [needed(r, runs) for r in runs]
-    return Sweep(tuple(runs), tuple(needs), tuple(closed), summarize(runs, closed, needs))
+    summary = summarize(runs, closed, needs)
+    if workflow is not None:  # the reports then say whose runs they are, and how to replay them
+        summary["workflow"] = workflow.name
+    return Sweep(tuple(runs), tuple(needs), tuple(closed), summary)
 
 
 __all__ = [
