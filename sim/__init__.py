@@ -27,6 +27,8 @@ if TYPE_CHECKING:  # what the names below are, for the type checker
     from sim.model.workflow import Workflow
     from sim.workflow import load_workflow
     from sim.analysis.sweep import Sweep, sweep
+    from sim.analysis.check.check import CheckBound, Config, check, configurations
+    from sim.model.schedule import workflow_setting
 
 #: each public name -> the module that defines it
 _WHERE = {
@@ -42,6 +44,11 @@ _WHERE = {
     "Sweep": "sim.analysis.sweep",
     "sweep": "sim.analysis.sweep",
     "load_workflow": "sim.workflow",
+    "CheckBound": "sim.analysis.check.check",
+    "Config": "sim.analysis.check.check",
+    "check": "sim.analysis.check.check",
+    "configurations": "sim.analysis.check.check",
+    "workflow_setting": "sim.model.schedule",
     "load": "sim.scenario",
     "run_scenario": "sim.run",
     "simulate": "sim.run",
@@ -50,6 +57,11 @@ _WHERE = {
 
 __all__ = [
     "COMBINATIONS",
+    "CheckBound",
+    "Config",
+    "check",
+    "configurations",
+    "workflow_setting",
     "Event",
     "Kind",
     "Outcome",

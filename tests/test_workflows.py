@@ -321,6 +321,10 @@ def test_the_api_page_runs_and_agrees_with_the_command_line(tmp_path: Path, caps
     assert names["outcome"].to_json() == cli["outcome"]  # type: ignore[attr-defined]
     assert main(["sweep", "--workflow", "chat-summary", "--json", "--out", str(tmp_path)]) == 0
     assert render_json(names["result"].document()) == capsys.readouterr().out  # type: ignore[attr-defined]
+    assert main(["check", "-k", "1", "-t", "10", "-p", "all-on", "--set", "checkpoints=per-step", "--workflow",
+                 "chat-summary", "--json", "--out", str(tmp_path / "c")]) == 1  # fmt: skip
+    (row,) = json.loads(capsys.readouterr().out)["results"]
+    assert names["checked"].violations == row["violations"]  # type: ignore[attr-defined]
 
 
 # -- the JSON Schema of workflow files (sim schema workflow) -----------------------------------
