@@ -545,3 +545,21 @@ def test_all_four_protections_hold_under_drawn_fault_schedules(wf: Workflow, see
             switches = Switches().with_values({**knobs_of(wf), "checkpoints": checkpoints})
             _, result = simulate(switches, schedule)
             assert not set(result.broken) & safety, (schedule, checkpoints, result.broken)
+
+
+def test_the_widest_dag_the_bounds_allow_loads_at_once(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """32 steps, each reading every step before it (2^31 paths through the reads): each step
+    is visited once per question, so the file is checked and shown at once, not in exponential
+    time (the check runs under pytest's own clock: it would not finish otherwise)."""
+    def reads(n: int) -> str:
+        return json.dumps(["report.section-1", *(f"x{m}" for m in range(n))])
+
+    steps = "".join(f'\n[[steps]]\nname = "x{n}"\nreads = {reads(n)}\n' for n in range(MAX_STEPS))
+    text = DIGEST[: DIGEST.index("[[steps]]")] + steps + '\n[artifact]\nname = "digest"\nassembles = ["x31"]\n'
+    text += 'figure = ["report.section-1"]\n\n[[effects]]\nname = "announce"\nreceiver = "dedup"\n'
+    path = tmp_path / "wide.toml"
+    path.write_text(text, encoding="utf-8")
+    wf = files.load(str(path))
+    assert reads_through(wf, "x31") == ("report.section-1",) and order(wf)[-1] == "x31"
+    assert main(["workflows", str(path)]) == 0
+    capsys.readouterr()

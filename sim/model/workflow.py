@@ -287,14 +287,15 @@ def _cycle(wf: Workflow) -> list[str]:
 def reads_through(wf: Workflow, step: str) -> tuple[str, ...]:
     """The parts a step depends on, through the steps it reads (in declaration order): what
     the journal keys the step by with pins on, so that a change of any of them is a new key."""
-    steps, found = wf.step, set()
+    steps, found, seen = wf.step, set(), {step}
     todo = [step]
-    while todo:
+    while todo:  # each step visited once: a step read along many paths costs no more
         for r in steps[todo.pop()].reads:
-            if r in steps:
-                todo.append(r)
-            else:
+            if r not in steps:
                 found.add(r)
+            elif r not in seen:
+                seen.add(r)
+                todo.append(r)
     return tuple(p for p in wf.parts if p in found)
 
 
