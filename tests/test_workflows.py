@@ -208,6 +208,7 @@ def test_a_scenario_file_may_name_a_workflow(tmp_path: Path, capsys: pytest.Capt
 def test_the_tutorial_commands_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Each command of docs/workflows.md's first block runs and exits 0 (its --out folder here
     a temporary one)."""
+    import os
     import re
     import shlex
 
@@ -223,6 +224,27 @@ def test_the_tutorial_commands_run(tmp_path: Path, capsys: pytest.CaptureFixture
         assert main(args[1:]) == (1 if args[1] == "check" else 0), command
     capsys.readouterr()
     assert (tmp_path / "workflows" / "chat-summary" / "sweep.json").is_file()
+    # your own: the page's release-notes.toml, then its commands, run where the file is
+    own = re.search(r"```toml release-notes.toml\n(.*?)```", doc, re.DOTALL)
+    assert own is not None
+    (tmp_path / "release-notes.toml").write_text(own.group(1), encoding="utf-8")
+    here = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        for block in re.findall(r"```sh release-notes\n(.*?)```", doc, re.DOTALL):
+            for line in block.splitlines():
+                if line.strip():
+                    assert main(shlex.split(line.split("#", 1)[0])[1:]) == 0, line
+        capsys.readouterr()
+        for keeps, broken in ((3, ["duplicate-effect", "uncorrected-duplicate"]), (4, []), (6, [])):  # what the page says
+            assert main(["trace", "main", "--workflow", "release-notes.toml", "--set", f"retention={keeps}", "--json"]) == 0
+            found = json.loads(capsys.readouterr().out)["outcome"]["violations"]
+            assert [v["invariant"] for v in found] == broken, keeps
+        assert main(["trace", "main", "--workflow", "release-notes.toml", "--set", "retention=3"]) == 0
+    finally:
+        os.chdir(here)
+    out = capsys.readouterr().out
+    assert "duplicate-effect" in out and "the swimlane's steps: s1 sum-merged, s2 sum-bugs, s3 notes" in out
 
 
 # -- property tests over random workflows the engine runs --------------------------------------
