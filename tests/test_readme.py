@@ -76,7 +76,7 @@ SLOW = {
     ".venv/bin/sim conform dbos --explore 5 --seed 1": "15 runs, 1-3 min",
 }
 #: commands that need the engine servers of the second documented command (`pytest -m servers`)
-SERVERS = {".venv/bin/sim conform --all --runs 3 --explore 12 --seed 24 --out reports", ".venv/bin/sim conform temporal",
+SERVERS = {".venv/bin/sim conform --all --runs 3 --explore 20 --seed 24 --out reports", ".venv/bin/sim conform temporal",
            "sim conform --all"}
 #: what a command reads on stdin (the step mode quits at once)
 STDIN = {"sim trace main --step": "q\n"}
