@@ -21,10 +21,10 @@ import importlib
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sim.base.errors import ScenarioError, ScheduleError, SimError
-from sim.base.files import read_text
+from sim.base.inputs import read_text
 from sim.model.faults import KINDS, by_key
 from sim.model.knobs import KNOBS
 from sim.base.limits import (
@@ -38,11 +38,11 @@ from sim.base.limits import (
     MAX_TEXT,
     quote,
 )
-from sim.properties.outcome import FIELDS as OUTCOME_FIELDS
-from sim import properties
 from sim.model.schedule import Schedule, worked_example
-from sim.model.workflow import Workflow, knobs_of
 from sim.model.switches import FAULT_SWITCHES, SWITCHES, Switches, parse_value
+
+if TYPE_CHECKING:  # a workflow is loaded only when a scenario names one (`sim scenarios` stays light)
+    from sim.model.workflow import Workflow
 
 TOP_KEYS = ("description", "workflow", "switches", "schedule", "expect")
 SCALARS = ("sections", "first_token", "heartbeat_limit", "newsletter_ready", "horizon")
@@ -54,7 +54,6 @@ SCALAR_RANGES = {
     "newsletter_ready": (0, MAX_INT),
     "horizon": (1, MAX_HORIZON),
 }
-EXPECT_KEYS = tuple(name for name in OUTCOME_FIELDS if name != "horizon_reached")
 NEWSLETTER_KEYS = ("start_tick", "digest", "quoted_revenue")
 
 
@@ -81,6 +80,8 @@ class Scenario:
         """The same scenario on another workflow (`--workflow`): its faults placed by the
         workflow's rule, the workflow's receiver and assessor settings under the switches the
         scenario sets; expectations no longer apply."""
+        from sim.model.workflow import knobs_of
+
         own = dict(pair.split("=", 1) for pair in self.switches.label().split())  # what the scenario sets
         switches = Switches().with_values({**knobs_of(workflow), **own})
         build_schedule(switches, self.overrides, self.source, workflow)  # a workflow the engine cannot run
@@ -106,13 +107,29 @@ def names() -> list[str]:
     return sorted(p.stem for p in scenarios_dir().glob("*.toml"))
 
 
-def load(name_or_path: str) -> Scenario:
-    """A named scenario, or a scenario file by path."""
+def __getattr__(name: str) -> tuple[str, ...]:
+    """`EXPECT_KEYS`: the outcome's fields an [expect] table may name, computed when first asked
+    for (it imports the properties, which `sim scenarios` listing the scenarios does not need)."""
+    if name != "EXPECT_KEYS":
+        raise AttributeError(f"module 'sim.scenario' has no attribute {name!r}")
+    from sim.properties.outcome import FIELDS
+
+    keys = globals()["EXPECT_KEYS"] = tuple(field for field in FIELDS if field != "horizon_reached")
+    return keys
+
+
+#: the outcome's fields an [expect] table may name (`__getattr__`: built when first asked for)
+EXPECT_KEYS: tuple[str, ...]
+
+
+def load(name_or_path: str, check_expect: bool = True) -> Scenario:
+    """A named scenario, or a scenario file by path. Without `check_expect` its [expect] table
+    is kept unchecked (`sim scenarios` listing the named ones, which tests check whole)."""
     if len(name_or_path) > MAX_NAME or "\x00" in name_or_path:
         raise ScenarioError(f"scenario {quote(name_or_path)}: not a scenario name or path (at most {MAX_NAME} characters, no NUL)")
     path = Path(name_or_path)
     if path.suffix == ".toml" or "/" in name_or_path or _exists(path):
-        return parse(read_text(path, name_or_path), name_or_path, path.stem)
+        return parse(read_text(path, name_or_path), name_or_path, path.stem, check_expect)
     candidate = scenarios_dir() / f"{name_or_path}.toml"
     if not _is_file(candidate):
         import difflib
@@ -123,7 +140,8 @@ def load(name_or_path: str) -> Scenario:
             f"unknown scenario {quote(name_or_path)}; {hint}named scenarios: {', '.join(names())} "
             "(or give a path to a .toml file)"
         )
-    return parse(read_text(candidate, f"scenarios/{candidate.name}"), f"scenarios/{candidate.name}", name_or_path)
+    return parse(read_text(candidate, f"scenarios/{candidate.name}"), f"scenarios/{candidate.name}", name_or_path,
+                 check_expect)  # fmt: skip
 
 
 def _exists(path: Path) -> bool:
@@ -140,7 +158,7 @@ def _is_file(path: Path) -> bool:
         return False
 
 
-def parse(text: str, source: str, name: str) -> Scenario:
+def parse(text: str, source: str, name: str, check_expect: bool = True) -> Scenario:
     """A scenario from its TOML text; every problem is a ScenarioError naming `source` and the key."""
     try:
         data = tomllib.loads(text)
@@ -148,10 +166,10 @@ def parse(text: str, source: str, name: str) -> Scenario:
         raise ScenarioError(f"{source}: not valid TOML: {exc}") from None
     except RecursionError:
         raise ScenarioError(f"{source}: tables or arrays nested too deeply (at most {MAX_DEPTH} levels)") from None
-    return from_data(data, source, name)
+    return from_data(data, source, name, check_expect)
 
 
-def from_data(data: dict[str, Any], source: str, name: str) -> Scenario:
+def from_data(data: dict[str, Any], source: str, name: str, check_expect: bool = True) -> Scenario:
     """A scenario from a scenario file's parsed TOML (what `parse` reads from the text); every
     problem is a ScenarioError naming `source` and the key."""
     _check_depth(data, source)
@@ -169,12 +187,21 @@ def from_data(data: dict[str, Any], source: str, name: str) -> Scenario:
         except SimError as exc:
             raise ScenarioError(str(exc)) from None
     workflow = _workflow(data, source)
-    switches = Switches().with_values({**knobs_of(workflow), **raw_switches})
+    switches = Switches().with_values({**_knobs_of(workflow), **raw_switches})
     overrides = _table(data, "schedule", source)
     build_schedule(switches, overrides, source, workflow)  # validate now, with the file's name
     expect = _table(data, "expect", source)
-    _check_expect(expect, source)
+    if check_expect:
+        _check_expect(expect, source)
     return Scenario(name, description.strip(), switches, overrides, expect, source, workflow)
+
+
+def _knobs_of(workflow: Workflow | None) -> dict[str, str]:
+    if workflow is None:
+        return {}
+    from sim.model.workflow import knobs_of
+
+    return knobs_of(workflow)
 
 
 def _workflow(data: dict[str, Any], source: str) -> Workflow | None:
@@ -325,7 +352,9 @@ VIOLATION_KEYS = ("invariant", "tick")
 
 
 def _check_expect(expect: dict[str, Any], source: str) -> None:
-    _only(expect, EXPECT_KEYS, source, "expect.")
+    from sim import properties
+
+    _only(expect, globals().get("EXPECT_KEYS") or __getattr__("EXPECT_KEYS"), source, "expect.")
     _check_schema(expect, EXPECT_SCHEMA, source, "expect.")
     letter = expect.get("newsletter")
     if letter is not None:

@@ -31,7 +31,7 @@ from sim.model.workflow import (
     WorkflowError,
     check,
 )
-from sim.base.files import read_text
+from sim.base.inputs import read_text
 
 #: the workflow a command runs when none is named: the article's pipeline
 DEFAULT = "digest"

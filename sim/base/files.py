@@ -42,8 +42,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from types import FrameType
 
-from sim.base.errors import ScenarioError, SimError
-from sim.base.limits import MAX_FILE_BYTES
+from sim.base.errors import SimError
 
 TEMP_PREFIX = ".sim-tmp-"
 #: a temporary entry this old is a leftover even if a process with its pid is alive
@@ -496,44 +495,6 @@ def _swap(parent: int, build: str, name: str) -> None:
     shutil.rmtree(old, dir_fd=parent)
 
 
-# -- reading an input file -----------------------------------------------------------------
-def read_text(path: Path, shown: str, what: str = "scenario file") -> str:
-    """An input file's text (a scenario or workflow file, `what`): a regular file of at most
-    MAX_FILE_BYTES, strict UTF-8; anything else is a ScenarioError naming `shown`."""
-    try:
-        info = os.stat(path)
-    except OSError as exc:
-        raise ScenarioError(f"{shown}: {_os_reason(exc, what)}") from None
-    if stat.S_ISDIR(info.st_mode):
-        raise ScenarioError(f"{shown}: is a folder, not a {what}")
-    if not stat.S_ISREG(info.st_mode):
-        raise ScenarioError(f"{shown}: not a regular file (a FIFO, device or socket); give a .toml file")
-    try:
-        with open(path, "rb") as handle:
-            data = handle.read(MAX_FILE_BYTES + 1)
-    except OSError as exc:
-        raise ScenarioError(f"{shown}: cannot be read: {_os_reason(exc, what)}") from None
-    if len(data) > MAX_FILE_BYTES:
-        raise ScenarioError(f"{shown}: larger than {MAX_FILE_BYTES:,} bytes; a {what} is a few lines of TOML")
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise ScenarioError(f"{shown}: not UTF-8 text (byte {exc.start} is {data[exc.start]:#04x}); a {what} is UTF-8 TOML") from None
-
-
-def _os_reason(exc: OSError, what: str = "scenario file") -> str:
-    reasons = {
-        errno.ENOENT: f"no such {what}",
-        errno.EACCES: "permission denied",
-        errno.EPERM: "permission denied",
-        errno.ENAMETOOLONG: "file name too long",
-        errno.ELOOP: "a loop of symbolic links",
-        errno.ENOTDIR: "a part of the path is not a folder",
-        errno.EISDIR: f"is a folder, not a {what}",
-    }
-    return reasons.get(exc.errno or 0, exc.strerror or type(exc).__name__)
-
-
 __all__ = [
     "LEGACY",
     "STALE_SECONDS",
@@ -546,7 +507,6 @@ __all__ = [
     "prepare_folder",
     "prepare_out",
     "probe",
-    "read_text",
     "replace_folder",
     "temp_name",
     "write_out",

@@ -48,7 +48,7 @@ class WorkflowError(SimError, ValueError):
 
 
 # -- the declaration ---------------------------------------------------------------------
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Key:
     """One key of a workflow table."""
 
@@ -64,7 +64,7 @@ class Key:
     default: Any = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Table:
     """A table of the file: the top level (name ""), a table, or an array of tables."""
 
@@ -133,20 +133,20 @@ TABLE = {t.name: t for t in TABLES}
 
 
 # -- the shape ---------------------------------------------------------------------------
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Input:
     name: str
     parts: tuple[str, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Step:
     name: str
     reads: tuple[str, ...]
     calls: int = 1
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Artifact:
     name: str
     assembles: tuple[str, ...]
@@ -154,7 +154,7 @@ class Artifact:
     assessor: str = "form"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Effect:
     name: str
     receiver: str
@@ -163,7 +163,7 @@ class Effect:
     after: str = "acceptance"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Dependant:
     name: str
     ready: int
@@ -171,7 +171,7 @@ class Dependant:
     gate: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Workflow:
     name: str
     description: str
@@ -309,7 +309,7 @@ def order(wf: Workflow) -> tuple[str, ...]:
     return tuple(done)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class ExampleFaults:
     """The worked example's faults for a workflow (docs/workflows.md, "What runs today" and the
     rule above it), in the engine's ticks: attempt #1 computes one step a tick from t1."""
@@ -343,7 +343,7 @@ def example_faults(wf: Workflow) -> ExampleFaults:
                          wf.effects[0].name)  # fmt: skip
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class EngineShape:
     """How this version's engine runs a workflow: its steps, in `order`, are the engine's
     steps s1..sN; a part's change reaches every step that reads it (through the steps it
