@@ -430,21 +430,26 @@ def _shell(arg: str) -> str:
     return arg if re.fullmatch(r"[\w@%+=:,./-]+", arg) else repr(arg)
 
 
-def scenario_case(c: Chooser, level: str | None = None) -> Case:
-    """A mutated scenario file and a command that reads it. `level`: bytes, toml or None (either)."""
-    label, text = c.choice(BASES)
+def mutated(c: Chooser, text: str, level: str | None) -> tuple[bytes, list[str]]:
+    """A TOML file's text mutated as bytes or as TOML (`level`; None: either), and the steps."""
     level = level or c.choice(["bytes", "toml"])
     steps = []
     if level == "toml":
         doc = tomllib.loads(text)
         for _ in range(c.integer(1, 3)):
             steps.append(mutate_toml(c, doc))
-        data = dump_toml(doc).encode("utf-8", "surrogatepass")
-    else:
-        data = text.encode("utf-8")
-        for _ in range(c.integer(1, 4)):
-            data, step = mutate_bytes(c, data)
-            steps.append(step)
+        return dump_toml(doc).encode("utf-8", "surrogatepass"), steps
+    data = text.encode("utf-8")
+    for _ in range(c.integer(1, 4)):
+        data, step = mutate_bytes(c, data)
+        steps.append(step)
+    return data, steps
+
+
+def scenario_case(c: Chooser, level: str | None = None) -> Case:
+    """A mutated scenario file and a command that reads it. `level`: bytes, toml or None (either)."""
+    label, text = c.choice(BASES)
+    data, steps = mutated(c, text, level)
     command = [a.replace("{F}", "case.toml") for a in c.choice(SCENARIO_COMMANDS)]
     return Case(command, {"case.toml": data}, f"{label}: " + "; ".join(steps))
 
@@ -461,18 +466,7 @@ def workflow_case(c: Chooser, level: str | None = None) -> Case:
     """A mutated workflow file (bytes or TOML, as `scenario_case`) and a command that reads it:
     `sim workflows`, `--workflow`, or a scenario file that names it."""
     label, text = c.choice(WORKFLOW_BASES)
-    level = level or c.choice(["bytes", "toml"])
-    steps = []
-    if level == "toml":
-        doc = tomllib.loads(text)
-        for _ in range(c.integer(1, 3)):
-            steps.append(mutate_toml(c, doc))
-        data = dump_toml(doc).encode("utf-8", "surrogatepass")
-    else:
-        data = text.encode("utf-8")
-        for _ in range(c.integer(1, 4)):
-            data, step = mutate_bytes(c, data)
-            steps.append(step)
+    data, steps = mutated(c, text, level)
     command = [a.replace("{F}", "wf.toml").replace("{S}", "uses.toml") for a in c.choice(WORKFLOW_COMMANDS)]
     files = {"wf.toml": data, "uses.toml": b'workflow = "wf.toml"\n'}
     return Case(command, files, f"workflow {label}: " + "; ".join(steps))
