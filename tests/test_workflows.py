@@ -584,3 +584,27 @@ def test_the_widest_dag_the_bounds_allow_loads_at_once(tmp_path: Path, capsys: p
     assert reads_through(wf, "x31") == ("report.section-1",) and order(wf)[-1] == "x31"
     assert main(["workflows", str(path)]) == 0
     capsys.readouterr()
+
+
+def test_a_step_of_no_model_call_and_one_of_several(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A workflow's `calls`: the test step of release-notes made a tool run (0 model calls) and
+    the notes step two calls: the trace counts them (the minimum is the sum of the steps'
+    counts), says so on each computed line, and the article's lines are unchanged."""
+    import re
+
+    doc = (Path(__file__).parent.parent / "docs" / "workflows.md").read_text(encoding="utf-8")
+    own = re.search(r"```toml release-notes.toml\n(.*?)```", doc, re.DOTALL)
+    assert own is not None
+    text = own.group(1).replace('reads = ["tracker.open-bugs"]\n', 'reads = ["tracker.open-bugs"]\ncalls = 0\n')
+    text = text.replace('reads = ["sum-merged", "sum-bugs"]\n', 'reads = ["sum-merged", "sum-bugs"]\ncalls = 2\n')
+    path = tmp_path / "calls.toml"
+    path.write_text(text, encoding="utf-8")
+    assert main(["trace", "main", "--workflow", str(path), "--no-color", "--width", "120"]) == 0
+    out = capsys.readouterr().out
+    assert "#1 computes and journals s2 (no model call)" in out and "#1 computes s3 (2 model calls)" in out
+    assert "minimum 3)" in out  # 1 + 0 + 2
+    assert main(["trace", "main", "--json"]) == 0
+    article = json.loads(capsys.readouterr().out)
+    assert all("calls" not in e.get("detail", {}) for e in article["events"])
+    shape = engine_shape(files.load(str(path)))
+    assert not isinstance(shape, str) and shape.calls == (1, 0, 2)

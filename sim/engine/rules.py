@@ -582,6 +582,9 @@ def compute(d: Draft, w: Worker, t: int, i: int) -> Part:
     wrong = fault is not None and directed(fault, Wrong) == WRONG
     part = Part(result_id(i, w.n), content, Truth(changed, also, wrong, w.code))
     detail: dict[str, Any] = {"step": i + 1, "result": part.result, "content": content}
+    calls = d.setup.calls[i] if d.setup.calls else 1
+    if calls != 1:  # a workflow's step of no model call, or of several (the article's: one)
+        detail["calls"] = calls
     if changed:
         detail["changed"] = True
     if also:
@@ -590,7 +593,7 @@ def compute(d: Draft, w: Worker, t: int, i: int) -> Part:
         detail["wrong"] = True
     if w.code:
         detail["code"] = w.code + 1
-    w.calls += 1
+    w.calls += calls
     d.log(t, Kind.COMPUTED, w.n, detail)
     return part
 

@@ -236,6 +236,8 @@ class Setup:
     #: the step (0-based) whose result carries the figure the dependant quotes: the article's
     #: s2, the revenue; another workflow's first step reading its figure part (docs/workflows.md)
     figure: int = 1
+    #: each step's model calls (a workflow's; `Schedule.calls`): () for one each, the article's
+    calls: tuple[int, ...] = ()
 
 
 #: the same in every node of one search level (or the end of the run)
@@ -381,6 +383,7 @@ def initial_state(switches: Switches, schedule: Schedule) -> State:
         key=switches.key,
         sections=schedule.sections,
         figure=schedule.figure - 1,
+        calls=schedule.calls,
         heartbeat_limit=schedule.heartbeat_limit,
         newsletter_ready=schedule.newsletter_ready,
         horizon=schedule.horizon,

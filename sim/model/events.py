@@ -307,6 +307,13 @@ class Computed(TypedDict):
     wrong: NotRequired[bool]  # True: the summary is wrong in content, right in form
     code: NotRequired[int]  # the code version it ran under, when not the first
     retry: NotRequired[int]  # the engine's nth re-delivery of the step (the knob `retries`)
+    calls: NotRequired[int]  # a workflow's step of other than one model call: its count
+
+
+def calls_words(p: Computed) -> str:
+    """A computed step's model calls, in words: "model call" (one, the article's), or its count."""
+    n = p.get("calls", 1)
+    return "model call" if n == 1 else "no model call" if n == 0 else f"{n} model calls"
 
 
 def computed_extras(p: Computed) -> str:
@@ -327,11 +334,11 @@ def computed_extras(p: Computed) -> str:
 
 
 def _computed_line(p: Computed, who: str) -> str:
-    return f"{who} computes s{p['step']} (model call) -> {p['result']} from section rev {p['content']}{computed_extras(p)}"
+    return f"{who} computes s{p['step']} ({calls_words(p)}) -> {p['result']} from section rev {p['content']}{computed_extras(p)}"
 
 
 def _computed_phrase(p: Computed, versions: Versions) -> str:
-    return f"computes s{p['step']} (model call){computed_extras(p)}"
+    return f"computes s{p['step']} ({calls_words(p)}){computed_extras(p)}"
 
 
 class Restored(TypedDict):
@@ -870,6 +877,7 @@ __all__ = [
     "Kind",
     "PLANNED",
     "Versions",
+    "calls_words",
     "computed_extras",
     "conforms",
     "declared",

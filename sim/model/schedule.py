@@ -41,6 +41,9 @@ class Schedule:
     #: s2; a workflow's first step reading its figure part (`sim.model.workflow`); set by a
     #: workflow, not by a scenario file's [schedule]
     figure: int = 2
+    #: each step's model calls (a workflow's `calls`, `sim.model.workflow`); () for one each,
+    #: as in the article; set by a workflow, not by a scenario file's [schedule]
+    calls: tuple[int, ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "faults", canonical(self.faults))
@@ -58,6 +61,11 @@ class Schedule:
         return self.with_faults([f for f in self.faults if type(f) is not kind] + list(faults))
 
     @property
+    def minimum_calls(self) -> int:
+        """The model calls of a run in which nothing goes wrong: one a step, or a workflow's counts."""
+        return sum(self.calls) if self.calls else self.sections
+
+    @property
     def fault_count(self) -> int:
         return len(self.faults)
 
@@ -67,6 +75,8 @@ class Schedule:
             raise ScheduleError(f"sections: {self.sections} is outside 2..{MAX_SECTIONS}")
         if not 1 <= self.figure <= self.sections:
             raise ScheduleError(f"figure: step {self.figure} is outside 1..{self.sections}")
+        if self.calls and (len(self.calls) != self.sections or any(not 0 <= c <= 8 for c in self.calls)):
+            raise ScheduleError(f"calls: {list(self.calls)} is not one count 0..8 per section")
         if self.first_token < 0:
             raise ScheduleError(f"first_token: negative token {self.first_token}")
         if self.heartbeat_limit < 1:
@@ -106,7 +116,7 @@ def worked_example(switches: Switches, workflow: Workflow | None = None) -> Sche
 
     silence, wake_tick, changes = EXAMPLE_SILENCE_TICK, EXAMPLE_WAKE_TICK, EXAMPLE_CHANGE_TICK
     changed: tuple[int, ...] = (2,)
-    constants: dict[str, int] = {}
+    base = Schedule()
     if workflow is not None:
         shape = engine_shape(workflow)
         if isinstance(shape, str):
@@ -115,7 +125,8 @@ def worked_example(switches: Switches, workflow: Workflow | None = None) -> Sche
         ex = example_faults(workflow)
         silence, wake_tick, changed = ex.silent_tick, ex.wake_tick, shape.changed
         changes = {Change.DURING: ex.change_ticks[0], Change.AFTER: ex.change_ticks[1]}
-        constants = {"sections": shape.sections, "newsletter_ready": shape.newsletter_ready, "figure": shape.figure}
+        base = Schedule(sections=shape.sections, newsletter_ready=shape.newsletter_ready, figure=shape.figure,
+                        calls=shape.calls)  # fmt: skip
     wake = wake_tick if switches.silent is Silent.PAUSED else None
     faults: list[Fault] = [Silence(attempt=1, at=silence, wake=wake)]
     change_tick = changes.get(switches.change)
@@ -123,7 +134,7 @@ def worked_example(switches: Switches, workflow: Workflow | None = None) -> Sche
         faults.append(ReportChange(at=change_tick, sections=changed))
     if switches.post_death is PostDeath.YES:
         faults.append(PosterDeath())
-    return Schedule(faults=tuple(faults), **constants)
+    return base.with_faults(faults)
 
 
 def workflow_setting(workflow: Workflow) -> Schedule:

@@ -353,6 +353,7 @@ class EngineShape:
 
     steps: tuple[str, ...]  # the workflow's steps, in the engine's order (s1 first)
     figure: int  # the engine's step (1-based) whose result carries the figure
+    calls: tuple[int, ...]  # each engine step's model calls; () when every step makes one
     changed: tuple[int, ...]  # the engine's steps (1-based) the worked example's change reaches
     newsletter_ready: int
     knobs: dict[str, str]
@@ -364,7 +365,7 @@ class EngineShape:
 
 def engine_shape(wf: Workflow) -> EngineShape | str:
     """The engine's parameters for this workflow, or (a string) why this version's engine cannot
-    run it yet: it runs any inputs and steps (2 to 26 steps, each one model call), with one
+    run it yet: it runs any inputs and steps (2 to 26 steps, each of any model calls), with one
     effect (a dedup or no-key receiver) and one dependant whose rule and gate the switches set."""
     reason = _beyond_the_engine(wf)
     if reason:
@@ -376,14 +377,14 @@ def engine_shape(wf: Workflow) -> EngineShape | str:
         knobs["retention"] = str(effect.retention)
     steps = order(wf)
     reaching = [n + 1 for n, name in enumerate(steps) if wf.artifact.figure in reads_through(wf, name)]
-    return EngineShape(steps, reaching[0], tuple(reaching), dependant.ready, knobs)
+    calls = tuple(wf.step[n].calls for n in steps)
+    return EngineShape(steps, reaching[0], calls if any(c != 1 for c in calls) else (), tuple(reaching),
+                       dependant.ready, knobs)  # fmt: skip
 
 
 def _beyond_the_engine(wf: Workflow) -> str:
     if not 2 <= len(wf.steps) <= MAX_PARTS:
         return f"it has {len(wf.steps)} steps (this version runs 2 to {MAX_PARTS})"
-    if any(s.calls != 1 for s in wf.steps):
-        return "a step makes other than one model call (this version runs one call a step)"
     if len(wf.effects) != 1 or wf.effects[0].receiver == "read-back":
         return "it has more than one effect, or a read-back receiver (this version runs one dedup or no-key effect)"
     if len(wf.dependants) != 1 or wf.dependants[0].rule or wf.dependants[0].gate:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
 
-from sim.model.events import EVENT_KINDS, Computed, computed_extras, narrate, payload, phrase, stale, write
+from sim.model.events import EVENT_KINDS, Computed, calls_words, computed_extras, narrate, payload, phrase, stale, write
 from sim.properties.outcome import Outcome, encoded
 from sim.engine.trace import Event, Kind, Trace
 
@@ -38,7 +38,7 @@ def outcome_lines(result: Outcome, trace: Trace, so_far: int | None = None) -> l
         return "-" if so_far is None else f"not by t{so_far}"
 
     lines = [
-        f"model calls          {result.model_calls} ({by}; minimum {trace.schedule.sections})",
+        f"model calls          {result.model_calls} ({by}; minimum {trace.schedule.minimum_calls})",
         f"steps restored       {result.steps_restored}",
         f"stale writes         {result.stale_writes_rejected} rejected, {result.stale_writes_applied} applied",
         f"posts applied        {result.posts_applied}",
@@ -97,7 +97,7 @@ def _merge_compute(events: list[Event]) -> list[Event | tuple[str, str]]:
             if j is not None:
                 merged.add(j)
                 step = computed["step"]
-                out.append((f"#{e.attempt}", f"computes and journals s{step} (model call){computed_extras(computed)}"))
+                out.append((f"#{e.attempt}", f"computes and journals s{step} ({calls_words(computed)}){computed_extras(computed)}"))
                 continue
         out.append(e)
     return out
