@@ -71,6 +71,8 @@ class Scenario:
     workflow: Workflow | None = None
     #: the workflow was given on the command line (`--workflow`), not named by the file
     workflow_given: bool = False
+    #: the switches and knobs the file itself sets (its [switches]), over any workflow's own
+    own_switches: dict[str, Any] = field(default_factory=dict)
 
     @property
     def schedule(self) -> Schedule:
@@ -82,8 +84,8 @@ class Scenario:
         scenario sets; expectations no longer apply."""
         from sim.model.workflow import knobs_of
 
-        own = dict(pair.split("=", 1) for pair in self.switches.label().split())  # what the scenario sets
-        switches = Switches().with_values({**knobs_of(workflow), **own})
+        # the new workflow's settings under what the file itself sets (never a former workflow's)
+        switches = Switches().with_values({**knobs_of(workflow), **self.own_switches})
         build_schedule(switches, self.overrides, self.source, workflow)  # a workflow the engine cannot run
         return dataclasses.replace(self, switches=switches, workflow=workflow, workflow_given=True, expect={})
 
@@ -92,7 +94,7 @@ class Scenario:
         if not values:
             return self
         switches = self.switches.with_values(values)
-        return dataclasses.replace(self, switches=switches, expect={})
+        return dataclasses.replace(self, switches=switches, expect={}, own_switches={**self.own_switches, **values})
 
 
 def scenarios_dir() -> Path:
@@ -193,7 +195,8 @@ def from_data(data: dict[str, Any], source: str, name: str, check_expect: bool =
     expect = _table(data, "expect", source)
     if check_expect:
         _check_expect(expect, source)
-    return Scenario(name, description.strip(), switches, overrides, expect, source, workflow)
+    return Scenario(name, description.strip(), switches, overrides, expect, source, workflow,
+                    own_switches=dict(raw_switches))  # fmt: skip
 
 
 def _knobs_of(workflow: Workflow | None) -> dict[str, str]:
@@ -241,6 +244,9 @@ def build_schedule(switches: Switches, overrides: dict[str, Any], source: str, w
     a scalar replaces the constant, a fault kind's list replaces that kind's faults."""
     _only(overrides, SCALARS + tuple(kind.key for kind in KINDS), source, "schedule.")
     base = worked_example(switches, workflow)
+    if workflow is not None and "sections" in overrides and overrides["sections"] != base.sections:
+        raise ScenarioError(f"{source}: schedule.sections: found {quote(overrides['sections'])}; the workflow "
+                            f"{workflow.name} has {base.sections} steps, which it sets itself (leave it out)")  # fmt: skip
     changes: dict[str, Any] = {}
     for key in SCALARS:
         if key in overrides:

@@ -10,6 +10,7 @@ is allowed: exit 2.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import tomllib
 from pathlib import Path
@@ -59,7 +60,7 @@ def load(name_or_path: str) -> Workflow:
         raise WorkflowError(f"unknown workflow {quote(name_or_path)}; shipped workflows: {', '.join(names())} "
                             "(or give a path to a .toml file)")  # fmt: skip
     shown = f"workflows/{name_or_path}.toml"
-    return parse(_read(workflows_dir() / f"{name_or_path}.toml", shown), shown)
+    return dataclasses.replace(parse(_read(workflows_dir() / f"{name_or_path}.toml", shown), shown), shipped=True)
 
 
 #: `sim.load_workflow`: the library's name for `load`

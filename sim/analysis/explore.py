@@ -168,6 +168,7 @@ def draw_schedule(c: Choices, bounds: ExploreBounds = ExploreBounds()) -> Schedu
         heartbeat_limit=heartbeat_limit,
         newsletter_ready=newsletter_ready,
         figure=bounds.example.figure,
+        calls=bounds.example.calls,
     )
 
 

@@ -525,7 +525,8 @@ def sweep(workers: int = 1, progress: SweepProgress | None = None, view: View | 
     needs = [needed(r, runs) for r in runs]
     summary = summarize(runs, closed, needs)
     if workflow is not None:  # the reports then say whose runs they are, and how to replay them
-        summary["workflow"] = workflow.name
+        summary["workflow"] = workflow.name  # its reports' folder: reports/workflows/NAME/
+        summary["workflow_reference"] = workflow.reference  # how a command loads it again
     return Sweep(tuple(runs), tuple(needs), tuple(closed), summary)
 
 

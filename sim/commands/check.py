@@ -448,5 +448,5 @@ def _workflow_setting(name: str | None) -> tuple[Schedule, str | None, dict[str,
     from sim.workflow import load
 
     wf = load(name)
-    ref = wf.name if wf.source == f"workflows/{wf.name}.toml" else str(Path(wf.source).resolve())
+    ref = wf.name if wf.shipped else str(Path(wf.source).resolve())  # counterexamples are written elsewhere
     return checker.workflow_setting(wf), ref, knobs_of(wf)

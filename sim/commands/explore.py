@@ -77,7 +77,7 @@ def explore(examples: int, seed: int | None, sets: tuple[str, ...], profile: str
         from sim.workflow import load as load_workflow
 
         wf = load_workflow(workflow)
-        ref = wf.name if wf.source == f"workflows/{wf.name}.toml" else str(Path(wf.source).resolve())
+        ref = wf.name if wf.shipped else str(Path(wf.source).resolve())  # counterexamples are written elsewhere
         bounds, own = for_workflow(bounds, wf, ref), knobs_of(wf)
     switches = for_own_schedules({**own, **switch_values(sets, profile)}, "explore")
     prepare_out(out)  # fail on a bad --out before the search

@@ -199,11 +199,13 @@ def _workflow_of(name: str | None) -> tuple[Workflow | None, list[str]]:
     """The workflow a sweep runs (None: the article's, built in) and the reports it writes."""
     if name is None:
         return None, report_names()
-    from sim.workflow import DEFAULT, load
+    from sim.model.schedule import engine_shape_or_refuse
+    from sim.workflow import load
 
     wf = load(name)
-    if wf.source == f"workflows/{DEFAULT}.toml":
+    if wf.is_article:
         return None, report_names()  # the article's pipeline: the built-in runs, every report
+    engine_shape_or_refuse(wf)  # before any folder is made
     return wf, [n for n in report_names() if n in WORKFLOW_REPORTS]
 
 

@@ -74,8 +74,7 @@ def replay_command(scenario: Scenario) -> str:
     own = set(f"{k}={v}" for k, v in knobs_of(scenario.workflow).items())  # the workflow sets these itself
     sets = " ".join(f"--set {pair}" for pair in scenario.switches.label().split() if pair not in own)
     wf = scenario.workflow
-    given = f" --workflow {wf.name if wf.source == f'workflows/{wf.name}.toml' else Path(wf.source).name}" if (
-        wf is not None and scenario.workflow_given) else ""
+    given = f" --workflow {wf.reference}" if wf is not None and scenario.workflow_given else ""
     return f"sim trace {name}{given}{' ' + sets if sets else ''}"
 
 

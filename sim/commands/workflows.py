@@ -25,6 +25,7 @@ def describe(name: str) -> dict[str, Any]:
         "name": wf.name,
         "description": wf.description,
         "file": wf.source,
+        "reference": wf.reference,
         "inputs": {i.name: list(i.parts) for i in wf.inputs},
         "steps": [{"name": n, "reads": list(wf.step[n].reads), "calls": wf.step[n].calls,
                    "keyed_by": list(reads_through(wf, n))} for n in order(wf)],  # fmt: skip
@@ -59,7 +60,8 @@ def _lines(d: dict[str, Any]) -> list[str]:
                  f"the poster of {ex['poster_effect']} dies after its send")  # fmt: skip
     if d["runs"]:
         settings = " ".join(f"{k}={v}" for k, v in d["settings"].items())
-        lines.append(f"  runs today (sim trace main --workflow {d['name']}; sim sweep --workflow {d['name']}), with {settings}")
+        lines.append(f"  runs today (sim trace main --workflow {d['reference']}; sim sweep --workflow {d['reference']}), "
+                     f"with {settings}")
         lines.append("  the swimlane's steps: " + ", ".join(f"{k} {v}" for k, v in d["engine_steps"].items()))
     else:
         lines.append(f"  not run yet: {d['why_not']}")

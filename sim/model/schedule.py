@@ -22,7 +22,7 @@ from sim.base.limits import MAX_HORIZON, MAX_SECTIONS
 from sim.model.switches import Change, PostDeath, Silent, Switches
 
 if TYPE_CHECKING:
-    from sim.model.workflow import Workflow
+    from sim.model.workflow import EngineShape, Workflow
 
 F = TypeVar("F", bound=Fault)
 
@@ -112,16 +112,13 @@ def worked_example(switches: Switches, workflow: Workflow | None = None) -> Sche
     (`example_faults`: for workflows/digest.toml, exactly the above) on the engine's shape
     of it (`engine_shape`); a workflow this version's engine cannot run is a WorkflowError."""
     from sim.model.faults import PosterDeath, ReportChange, Silence
-    from sim.model.workflow import WorkflowError, engine_shape, example_faults
+    from sim.model.workflow import example_faults
 
     silence, wake_tick, changes = EXAMPLE_SILENCE_TICK, EXAMPLE_WAKE_TICK, EXAMPLE_CHANGE_TICK
     changed: tuple[int, ...] = (2,)
     base = Schedule()
     if workflow is not None:
-        shape = engine_shape(workflow)
-        if isinstance(shape, str):
-            raise WorkflowError(f"{workflow.source}: this version of sim cannot run it yet: {shape} "
-                                "(docs/workflows.md, 'What runs today')")  # fmt: skip
+        shape = engine_shape_or_refuse(workflow)
         ex = example_faults(workflow)
         silence, wake_tick, changed = ex.silent_tick, ex.wake_tick, shape.changed
         changes = {Change.DURING: ex.change_ticks[0], Change.AFTER: ex.change_ticks[1]}
@@ -135,6 +132,17 @@ def worked_example(switches: Switches, workflow: Workflow | None = None) -> Sche
     if switches.post_death is PostDeath.YES:
         faults.append(PosterDeath())
     return base.with_faults(faults)
+
+
+def engine_shape_or_refuse(workflow: Workflow) -> EngineShape:
+    """The engine's shape of a workflow, or a WorkflowError saying why this version cannot run it."""
+    from sim.model.workflow import WorkflowError, engine_shape
+
+    shape = engine_shape(workflow)
+    if isinstance(shape, str):
+        raise WorkflowError(f"{workflow.source}: this version of sim cannot run it yet: {shape} "
+                            "(docs/workflows.md, 'What runs today')")  # fmt: skip
+    return shape
 
 
 def workflow_setting(workflow: Workflow) -> Schedule:

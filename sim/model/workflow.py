@@ -39,8 +39,9 @@ MAX_STEPS = 32
 MAX_EFFECTS = 4
 MAX_DEPENDANTS = 4
 MAX_CALLS = 8
-#: a dependant's ready tick at most (the engine's horizon bounds it too)
-MAX_READY = 500
+#: a dependant's ready tick at most: well inside the engine's horizon (t200), so that the
+#: dependant starts, and the worked example's change after it lands, in every run
+MAX_READY = 150
 
 
 class WorkflowError(SimError, ValueError):
@@ -181,6 +182,20 @@ class Workflow:
     effects: tuple[Effect, ...]
     dependants: tuple[Dependant, ...]
     source: str = "<built-in>"
+    #: loaded by name from the shipped workflows (workflows/NAME.toml), not from a path
+    shipped: bool = False
+
+    @property
+    def reference(self) -> str:
+        """How a command names this workflow to load it again: a shipped one by its name, any
+        other by its path as the user gave it."""
+        return self.name if self.shipped else self.source
+
+    @property
+    def is_article(self) -> bool:
+        """The shipped article's pipeline (workflows/digest.toml), which the commands run as
+        the built-in worked example."""
+        return self.shipped and self.name == "digest"
 
     @property
     def parts(self) -> tuple[str, ...]:
@@ -338,7 +353,8 @@ def example_faults(wf: Workflow) -> ExampleFaults:
     first = next(n for n in steps if figure in reads_through(wf, n))
     at = min(steps.index(first) + 1, len(steps) - 1)
     silent_tick = at + 1
-    after = wf.dependants[0].ready if wf.dependants else silent_tick + 2 * len(steps)
+    # after: at the dependant's ready tick, and never before the change during the silence
+    after = max(wf.dependants[0].ready if wf.dependants else silent_tick + 2 * len(steps), silent_tick + 2)
     return ExampleFaults(steps[at], silent_tick, silent_tick + WAKE_AFTER, figure, (silent_tick + 1, after),
                          wf.effects[0].name)  # fmt: skip
 
