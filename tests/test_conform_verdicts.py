@@ -237,3 +237,15 @@ def test_a_successor_killed_in_its_activity_attempt_may_have_replayed_nothing(tm
     assert row((0, 3, 0)) == "MISMATCH"
     assert row((0, 2, 3)) == "MISMATCH"
     assert row((0, 0, 0)) == "MISMATCH"
+
+
+def test_the_workflow_task_behaviour_needs_a_successor_that_was_itself_killed(tmp_path: Path) -> None:
+    """The same 0 restored by w2 is no finding of Temporal's when w2 was not killed (here w2 is
+    stopped, then w3 resumes): a MISMATCH unless another behaviour allows it."""
+    engine = ENGINES["temporal"]
+    fault = explore.fault_of(schedule.Schedule.from_name("kill-w1-s4+kill-w2-s4-keyless"), engine, tmp_path)
+    p = predict(engine, fault)
+    assert p.context.killed == (0, 1)
+    other = replace(p, context=replace(p.context, killed=(0,)))
+    rows = compare(engine, fault, replace(other, restored=3, restored_by_execution=(0, 0, 3)), other)
+    assert [r["verdict"] for r in rows if r["figure"] == "steps restored"] == ["MISMATCH"]

@@ -153,7 +153,7 @@ REPLAY_BY_WORKFLOW_TASK = Behaviour(
 def _workflow_task_elsewhere(o: Observed, p: Observed, n: int) -> bool:
     # Temporal: a successor killed in the activity attempt it was handed never ran a workflow
     # task (the next worker ran the one that replays the history), so it restored nothing
-    return n < len(o.restored_by_execution) - 1 and o.restored_by_execution[n] == 0
+    return 0 < n < len(o.restored_by_execution) - 1 and n in o.context.killed and o.restored_by_execution[n] == 0
 
 
 WORKFLOW_TASK_ELSEWHERE = Behaviour(
@@ -162,8 +162,9 @@ WORKFLOW_TASK_ELSEWHERE = Behaviour(
     "task whose replay restores the recorded steps; a successor killed in that activity attempt may never "
     "have run a workflow task, so it restored nothing, and the next worker replays the history. The model's "
     "successor restores the recorded steps as it resumes, then computes the next",
-    each={"steps restored": (_workflow_task_elsewhere, "a worker before the last: none (it ran only an activity "
-                                                       "attempt; another worker ran the workflow task)")},
+    each={"steps restored": (_workflow_task_elsewhere, "a successor before the last that was itself killed in a "
+                                                       "step: none (it ran only an activity attempt; another "
+                                                       "worker ran the workflow task)")},
 )  # fmt: skip
 
 

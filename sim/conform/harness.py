@@ -561,7 +561,8 @@ def context(fault: Fault) -> Context:
     """The schedule's facts a behaviour's predicate reads (the same on both sides)."""
     stop = fault.stopped
     after = tuple(h.worker for h in fault.schedule.hits if h.ends_worker and h.at_post)
-    return Context(stopped=None if stop is None else stop.worker - 1, after_acceptance=after)
+    killed = tuple(h.worker - 1 for h in fault.schedule.hits if h.action == "kill" and not h.at_post)
+    return Context(stopped=None if stop is None else stop.worker - 1, after_acceptance=after, killed=killed)
 
 
 def read_zombie_write(workdir: Path, execution: str, held: str) -> str:

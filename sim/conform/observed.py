@@ -20,6 +20,8 @@ class Context:
     #: the workers killed or stopped in the post, after the acceptance (w1 is 1): each one's
     #: successor resumes a workflow whose steps are all recorded
     after_acceptance: tuple[int, ...] = ()
+    #: the workers killed in a step before the post, as indexes into `calls_by_execution`
+    killed: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
