@@ -664,3 +664,9 @@ def test_the_after_change_comes_after_the_during_change_and_sections_are_the_wor
     path.write_text('workflow = "chat-summary"\n\n[schedule]\nsections = 26\n', encoding="utf-8")
     assert main(["trace", str(path)]) == 2
     assert "schedule.sections: found 26; the workflow chat-summary has 3 steps" in capsys.readouterr().err
+
+
+def test_the_api_runs_the_shipped_digest_as_the_built_in_sweep() -> None:
+    """`sim.sweep(workflow=load_workflow("digest"))` is `sim.sweep()`, as the CLI's `--workflow
+    digest` is `sim sweep`: the same document, no workflow label."""
+    assert sweep(workflow=files.load("digest")).document() == sweep().document()

@@ -370,8 +370,8 @@ def for_workflow(bounds: ExploreBounds, workflow: Workflow, ref: str) -> Explore
     """The bounds on a workflow: its sections (its steps) fixed, the newsletter's ready tick
     drawn toward its dependant's, the figure's step its own; shrinks move toward its setting."""
     setting = workflow_setting(workflow)
-    return dataclasses.replace(bounds, sections=(setting.sections,), example=setting, workflow=ref,
-                               newsletter_ready=toward(setting.newsletter_ready, 0, 24))  # fmt: skip
+    ready = toward(setting.newsletter_ready, 0, max(24, setting.newsletter_ready))  # its own tick among them
+    return dataclasses.replace(bounds, sections=(setting.sections,), example=setting, workflow=ref, newsletter_ready=ready)
 
 
 # -- the search --------------------------------------------------------------------------------

@@ -521,6 +521,8 @@ def sweep(workers: int = 1, progress: SweepProgress | None = None, view: View | 
     With `view`, each run also carries the view of its trace (see `View`). With `workflow`,
     the runs are the workflow's worked example (`sim.model.workflow`), its receiver's and
     assessor's knobs set in every run."""
+    if workflow is not None and workflow.is_article:
+        workflow = None  # the article's pipeline: the built-in runs, as `sim sweep` makes them
     runs, closed = simulate_all(workers, progress, view, workflow)
     needs = [needed(r, runs) for r in runs]
     summary = summarize(runs, closed, needs)

@@ -194,7 +194,8 @@ def _checked(loaded: Scenario, diffs: list[str], machine: bool) -> int:
     """`--check`: the exit code, with the differences from the scenario's [expect] table on
     stderr (the ok line on stdout, or on stderr when stdout is a machine-read document)."""
     if not loaded.expect:
-        click.echo(f"sim: check: {loaded.source} has no [expect] table (or --set cleared it)", err=True)
+        click.echo(f"sim: check: {loaded.source} has no [expect] table (or --set, --profile or --workflow "
+                   "cleared it: its figures are those of the file's own run)", err=True)  # fmt: skip
         return 1
     if diffs:
         click.echo(f"sim: check FAILED for {loaded.name}:", err=True)
