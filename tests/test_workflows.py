@@ -670,3 +670,14 @@ def test_the_api_runs_the_shipped_digest_as_the_built_in_sweep() -> None:
     """`sim.sweep(workflow=load_workflow("digest"))` is `sim.sweep()`, as the CLI's `--workflow
     digest` is `sim sweep`: the same document, no workflow label."""
     assert sweep(workflow=files.load("digest")).document() == sweep().document()
+
+
+def test_the_shipped_release_notes_is_the_tutorials() -> None:
+    """workflows/release-notes.toml is the block docs/workflows.md asks a reader to save (its
+    comment lines aside): the two cannot drift apart."""
+    import re
+
+    doc = (Path(__file__).parent.parent / "docs" / "workflows.md").read_text(encoding="utf-8")
+    own = re.search(r"```toml release-notes.toml\n(.*?)```", doc, re.DOTALL)
+    shipped = (Path(__file__).parent.parent / "workflows" / "release-notes.toml").read_text(encoding="utf-8")
+    assert own is not None and "\n".join(l for l in shipped.splitlines() if not l.startswith("#")) + "\n" == own.group(1)
