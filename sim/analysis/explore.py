@@ -40,11 +40,11 @@ from sim.model.faults.base import toward
 from sim.base.files import OutError, interrupts_held, write_out
 from sim.run import counterexample, simulate
 from sim.model.schedule import Schedule, workflow_setting
-from sim.model.workflow import Workflow
 from sim.model.switches import PROTECTIONS, Switches
 from sim.engine.trace import Kind, Trace
 
 if TYPE_CHECKING:  # pragma: no cover
+    from sim.model.workflow import Workflow
     from hypothesis.strategies import DrawFn, SearchStrategy
 
     from sim.properties.outcome import Outcome

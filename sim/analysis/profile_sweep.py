@@ -21,14 +21,16 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sim.model.profiles import Profile
 from sim.properties import ARTICLE_NAMES
 from sim.run import simulate
 from sim.model.schedule import worked_example
-from sim.model.workflow import Workflow, knobs_of
 from sim.model.switches import FAULT_SWITCHES, PROTECTIONS, SWITCHES, Switches
+
+if TYPE_CHECKING:  # a workflow's module only when the sweep runs one
+    from sim.model.workflow import Workflow
 
 #: every event combination, in the sweep's order (first value first)
 EVENTS: tuple[dict[str, str], ...] = tuple(
@@ -67,7 +69,12 @@ def row(profile: Profile, label: str, adds: tuple[str, ...], sets: dict[str, str
         workflow: Workflow | None = None) -> Row:  # fmt: skip
     broken = dict.fromkeys(ARTICLE_NAMES, 0)
     unfinished = calls = 0
-    for switches in run_switches(profile, adds, {**knobs_of(workflow), **sets}):
+    own: dict[str, str] = {}
+    if workflow is not None:  # its receiver's and assessor's settings, under --set
+        from sim.model.workflow import knobs_of
+
+        own = knobs_of(workflow)
+    for switches in run_switches(profile, adds, {**own, **sets}):
         _, result = simulate(switches, worked_example(switches, workflow))
         for name in result.broken:
             if name in broken:

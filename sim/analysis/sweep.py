@@ -36,14 +36,13 @@ from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sim.engine.run import run as run_engine
 from sim.properties.outcome import Outcome, outcome, what_happened
 from sim.properties import ARTICLE_NAMES as NAMES
 from sim.properties import ARTICLE_SAFETY as SAFETY
 from sim.model.schedule import worked_example
-from sim.model.workflow import Workflow, knobs_of
 from sim.model.switches import (
     COMBINATIONS,
     FAULT_SWITCHES,
@@ -58,6 +57,9 @@ from sim.model.switches import (
     Switches,
 )
 from sim.engine.trace import Trace
+
+if TYPE_CHECKING:  # a workflow's module only when a sweep runs one
+    from sim.model.workflow import Workflow
 
 #: the number of runs of the sweep (2 x 2 x 2 x 3 x 2 x 3 x 2 x 3).
 RUNS = len(COMBINATIONS)
@@ -140,12 +142,17 @@ def _simulate_tasks(
     chunks run in one process share them."""
     known: dict[Hashable, Outcome] = {} if outcomes is None else outcomes
     out: list[Result] = []
+    own: dict[str, str] = {}
+    if workflow is not None:  # its receiver's and assessor's settings, the same in every run
+        from sim.model.workflow import knobs_of
+
+        own = knobs_of(workflow)
     for rid, gate in tasks:
         switches = COMBINATIONS[rid - 1]
         if gate != switches.gate.value:
             switches = dataclasses.replace(switches, gate=Gate(gate))
-        if workflow is not None:
-            switches = switches.with_values(knobs_of(workflow))
+        if own:
+            switches = switches.with_values(own)
         trace = run_engine(switches, worked_example(switches, workflow))
         what = what_happened(trace)
         result = known.get(what)

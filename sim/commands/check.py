@@ -448,5 +448,4 @@ def _workflow_setting(name: str | None) -> tuple[Schedule, str | None, dict[str,
     from sim.workflow import load
 
     wf = load(name)
-    ref = wf.name if wf.shipped else str(Path(wf.source).resolve())  # counterexamples are written elsewhere
-    return checker.workflow_setting(wf), ref, knobs_of(wf)
+    return checker.workflow_setting(wf), wf.written_reference, knobs_of(wf)

@@ -77,8 +77,7 @@ def explore(examples: int, seed: int | None, sets: tuple[str, ...], profile: str
         from sim.workflow import load as load_workflow
 
         wf = load_workflow(workflow)
-        ref = wf.name if wf.shipped else str(Path(wf.source).resolve())  # counterexamples are written elsewhere
-        bounds, own = for_workflow(bounds, wf, ref), knobs_of(wf)
+        bounds, own = for_workflow(bounds, wf, wf.written_reference), knobs_of(wf)
     switches = for_own_schedules({**own, **switch_values(sets, profile)}, "explore")
     prepare_out(out)  # fail on a bad --out before the search
     if seed is None:

@@ -8,7 +8,7 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -31,7 +31,9 @@ from sim.render import grid
 from sim.render.report import WRITERS, render_all, report_names, write_reports
 from sim.analysis.sweep import SweepProgress
 from sim.analysis.sweep import sweep as run_sweep
-from sim.model.workflow import Workflow
+
+if TYPE_CHECKING:  # a workflow's module only with --workflow
+    from sim.model.workflow import Workflow
 
 
 lean_import.load("tabulate")  # the summary and sweep.md are its tables: without importlib.metadata

@@ -33,7 +33,6 @@ from sim.render.lifecycle import lifecycles
 from sim.run import run_scenario
 from sim.scenario import Scenario, differences, load
 from sim.model.switches import PROTECTIONS
-from sim.model.workflow import knobs_of
 from sim.engine.trace import Trace
 
 
@@ -71,6 +70,8 @@ def replay_command(scenario: Scenario) -> str:
     that a page does not depend on where it was written)."""
     named = scenario.source in ("<built-in>", f"scenarios/{scenario.name}.toml")
     name = scenario.name if named else Path(scenario.source).name
+    from sim.model.workflow import knobs_of
+
     own = set(f"{k}={v}" for k, v in knobs_of(scenario.workflow).items())  # the workflow sets these itself
     sets = " ".join(f"--set {pair}" for pair in scenario.switches.label().split() if pair not in own)
     wf = scenario.workflow

@@ -112,12 +112,13 @@ def worked_example(switches: Switches, workflow: Workflow | None = None) -> Sche
     (`example_faults`: for workflows/digest.toml, exactly the above) on the engine's shape
     of it (`engine_shape`); a workflow this version's engine cannot run is a WorkflowError."""
     from sim.model.faults import PosterDeath, ReportChange, Silence
-    from sim.model.workflow import example_faults
 
     silence, wake_tick, changes = EXAMPLE_SILENCE_TICK, EXAMPLE_WAKE_TICK, EXAMPLE_CHANGE_TICK
     changed: tuple[int, ...] = (2,)
     base = Schedule()
     if workflow is not None:
+        from sim.model.workflow import example_faults  # only for a workflow: the article's needs none
+
         shape = engine_shape_or_refuse(workflow)
         ex = example_faults(workflow)
         silence, wake_tick, changed = ex.silent_tick, ex.wake_tick, shape.changed

@@ -192,6 +192,14 @@ class Workflow:
         return self.name if self.shipped else self.source
 
     @property
+    def written_reference(self) -> str:
+        """How a file written elsewhere (a counterexample) names this workflow: a shipped one by
+        its name, any other by its absolute path."""
+        from pathlib import Path
+
+        return self.name if self.shipped else str(Path(self.source).resolve())
+
+    @property
     def is_article(self) -> bool:
         """The shipped article's pipeline (workflows/digest.toml), which the commands run as
         the built-in worked example."""
@@ -317,10 +325,10 @@ def reads_through(wf: Workflow, step: str) -> tuple[str, ...]:
 def order(wf: Workflow) -> tuple[str, ...]:
     """The steps in the order an attempt runs them: each after every step it reads, ties in
     declaration order."""
-    done: list[str] = []
-    while len(done) < len(wf.steps):
+    steps, done = wf.step, list[str]()
+    while len(done) < len(steps):
         done.append(next(s.name for s in wf.steps if s.name not in done
-                         and all(r in done or r not in wf.step for r in s.reads)))  # fmt: skip
+                         and all(r in done or r not in steps for r in s.reads)))  # fmt: skip
     return tuple(done)
 
 
@@ -368,7 +376,6 @@ class EngineShape:
     the receiver's and the assessor's behaviour."""
 
     steps: tuple[str, ...]  # the workflow's steps, in the engine's order (s1 first)
-    figure: int  # the engine's step (1-based) whose result carries the figure
     calls: tuple[int, ...]  # each engine step's model calls; () when every step makes one
     changed: tuple[int, ...]  # the engine's steps (1-based) the worked example's change reaches
     newsletter_ready: int
@@ -377,6 +384,11 @@ class EngineShape:
     @property
     def sections(self) -> int:
         return len(self.steps)
+
+    @property
+    def figure(self) -> int:
+        """The engine's step (1-based) whose result carries the figure: the first the change reaches."""
+        return self.changed[0]
 
 
 def engine_shape(wf: Workflow) -> EngineShape | str:
@@ -394,8 +406,7 @@ def engine_shape(wf: Workflow) -> EngineShape | str:
     steps = order(wf)
     reaching = [n + 1 for n, name in enumerate(steps) if wf.artifact.figure in reads_through(wf, name)]
     calls = tuple(wf.step[n].calls for n in steps)
-    return EngineShape(steps, reaching[0], calls if any(c != 1 for c in calls) else (), tuple(reaching),
-                       dependant.ready, knobs)  # fmt: skip
+    return EngineShape(steps, calls if any(c != 1 for c in calls) else (), tuple(reaching), dependant.ready, knobs)
 
 
 def _beyond_the_engine(wf: Workflow) -> str:
