@@ -24,7 +24,7 @@ if TYPE_CHECKING:  # what the names below are, for the type checker
     from sim.model.schedule import Schedule, worked_example
     from sim.model.switches import COMBINATIONS, Switches
     from sim.engine.trace import Event, Kind, Trace
-    from sim.model.workflow import Workflow
+    from sim.model.workflow import Workflow, workflow_switches
     from sim.workflow import load_workflow
     from sim.analysis.sweep import Sweep, sweep
     from sim.analysis.check.check import CheckBound, Config, check, configurations
@@ -41,6 +41,7 @@ _WHERE = {
     "Switches": "sim.model.switches",
     "Trace": "sim.engine.trace",
     "Workflow": "sim.model.workflow",
+    "workflow_switches": "sim.model.workflow",
     "Sweep": "sim.analysis.sweep",
     "sweep": "sim.analysis.sweep",
     "load_workflow": "sim.workflow",
@@ -62,6 +63,7 @@ __all__ = [
     "check",
     "configurations",
     "workflow_setting",
+    "workflow_switches",
     "Event",
     "Kind",
     "Outcome",

@@ -82,10 +82,10 @@ class Scenario:
         """The same scenario on another workflow (`--workflow`): its faults placed by the
         workflow's rule, the workflow's receiver and assessor settings under the switches the
         scenario sets; expectations no longer apply."""
-        from sim.model.workflow import knobs_of
+        from sim.model.workflow import workflow_switches
 
         # the new workflow's settings under what the file itself sets (never a former workflow's)
-        switches = Switches().with_values({**knobs_of(workflow), **self.own_switches})
+        switches = workflow_switches(workflow, self.own_switches)
         build_schedule(switches, self.overrides, self.source, workflow)  # a workflow the engine cannot run
         return dataclasses.replace(self, switches=switches, workflow=workflow, workflow_given=True, expect={})
 
@@ -190,6 +190,10 @@ def from_data(data: dict[str, Any], source: str, name: str, check_expect: bool =
             raise ScenarioError(str(exc)) from None
     workflow = _workflow(data, source)
     switches = Switches().with_values({**_knobs_of(workflow), **raw_switches})
+    if workflow is not None:
+        from sim.model.workflow import on_workflow
+
+        switches = on_workflow(switches, workflow)
     overrides = _table(data, "schedule", source)
     build_schedule(switches, overrides, source, workflow)  # validate now, with the file's name
     expect = _table(data, "expect", source)

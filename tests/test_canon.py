@@ -95,7 +95,7 @@ def other_value(name: str, a: AttemptState, t: int) -> Any:
     return {
         "token": a.token + 7, "pin": 0 if a.pin is None else None, "inherited": "d9",
         "results": (None,) * len(a.results), "unwritten": (0,), "step": 3, "phase": POST,
-        "held": ("assemble", None), "code": a.code + 5, "unheard": (t - 1, t + 5),
+        "held": ("assemble", None), "code": a.code + 5, "effect": a.effect + 1, "unheard": (t - 1, t + 5),
     }[name]  # fmt: skip
 
 

@@ -27,6 +27,7 @@ from sim.model.workflow import (
     WorkflowError,
     check,
     engine_shape,
+    on_workflow,
     example_faults,
     order,
     reads_through,
@@ -55,8 +56,16 @@ def test_the_digest_workflow_is_the_built_in_worked_example() -> None:
     assert all(worked_example(s, digest) == worked_example(s) for s in COMBINATIONS)
     shape = engine_shape(digest)
     assert not isinstance(shape, str)
-    assert shape.knobs == {"receiver": "idempotent", "compensate": "no", "assessor": "form"}
+    assert shape.knobs == {"assessor": "form"}
     assert all(COMBINATIONS[0].knob(k) == v for k, v in shape.knobs.items())
+    # its one effect and one dependant are the article's announcement (a dedup feed that keeps
+    # keys for ever) and newsletter: the run's receivers and dependants are the built-in ones
+    from sim.engine.state import initial_state
+    from sim.model.workflow import on_workflow
+
+    for s in COMBINATIONS[:12]:
+        built_in = initial_state(s, worked_example(s)).setup
+        assert initial_state(on_workflow(s, digest), worked_example(s, digest)).setup == built_in
 
 
 def test_a_workflow_with_another_shape_places_the_faults_by_the_rule() -> None:
@@ -159,10 +168,21 @@ def test_order_and_journal_keys_follow_the_reads(wf: Workflow) -> None:
     assert ex.silent_step in ran and ex.changed in wf.parts
 
 
-def test_a_workflow_beyond_the_engine_says_why(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["trace", "main", "--workflow", "code-change"]) == 2
+def test_a_workflow_beyond_the_engine_says_why(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A workflow within the file's bounds (32 steps) but past the engine's (26) is refused
+    with one line when a command would run it."""
+    steps = "".join(f'[[steps]]\nname = "s{i}"\nreads = ["{"ij"[i % 2]}.p{i}"]\n\n' for i in range(27))
+    parts = ", ".join(f'"p{i}"' for i in range(0, 27, 2)) + f']\n\n[[inputs]]\nname = "j"\nparts = [' + ", ".join(
+        f'"p{i}"' for i in range(1, 27, 2))
+    assembles = ", ".join(f'"s{i}"' for i in range(27))
+    text = (f'name = "wide"\ndescription = "x"\n\n[[inputs]]\nname = "i"\nparts = [{parts}]\n\n{steps}'
+            f'[artifact]\nname = "a"\nassembles = [{assembles}]\nfigure = ["j.p1"]\n\n'
+            '[[effects]]\nname = "e"\nreceiver = "dedup"\n')  # fmt: skip
+    (tmp_path / "wide.toml").write_text(text, encoding="utf-8")
+    files.load(str(tmp_path / "wide.toml"))  # a valid workflow file
+    assert main(["trace", "main", "--workflow", str(tmp_path / "wide.toml")]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "cannot run it yet: it has more than one effect" in err
+    assert err.count("\n") == 1 and "cannot run it yet: it has 27 steps (this version runs 2 to 26)" in err
 
 
 # -- a workflow the engine runs today --------------------------------------------------------
@@ -199,7 +219,7 @@ def test_a_scenario_file_may_name_a_workflow(tmp_path: Path, capsys: pytest.Capt
     path.write_text('description = "the chat summary"\nworkflow = "chat-summary"\n\n[expect]\nposts_applied = 2\n')
     assert main(["trace", str(path), "--check", "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
-    assert doc["outcome"]["posts_applied"] == 2 and doc["switches"]["receiver"] == "none"
+    assert doc["outcome"]["posts_applied"] == 2 and "receiver" not in doc["switches"]  # the workflow says its receiver
     path.write_text('workflow = "nonesuch"\n')
     assert main(["trace", str(path)]) == 2
     assert "unknown workflow 'nonesuch'" in capsys.readouterr().err
@@ -445,7 +465,7 @@ def test_a_change_reaches_the_steps_that_read_the_part_through_the_dag() -> None
     shape = engine_shape(wf)
     assert not isinstance(shape, str)
     assert shape.steps == ("sum-a", "sum-b", "sum-c", "sum-d", "sum-e", "synthesis") and shape.changed == (4, 6)
-    trace, result = simulate(Switches().with_values(shape.knobs), worked_example(Switches(), wf))
+    trace, result = simulate(on_workflow(Switches().with_values(shape.knobs), wf), worked_example(Switches(), wf))
     (change,) = [payload(e, ReportChanged) for e in trace.events if e.kind is Kind.REPORT_CHANGED]
     assert list(change["sections"]) == [4, 6]
     restored = sorted(payload(e, Restored)["step"] for e in trace.events if e.kind is Kind.RESTORED and e.attempt == 2)

@@ -70,11 +70,13 @@ def row(profile: Profile, label: str, adds: tuple[str, ...], sets: dict[str, str
     broken = dict.fromkeys(ARTICLE_NAMES, 0)
     unfinished = calls = 0
     own: dict[str, str] = {}
-    if workflow is not None:  # its receiver's and assessor's settings, under --set
-        from sim.model.workflow import knobs_of
+    if workflow is not None:  # its assessor's settings, under --set; its effects and dependants
+        from sim.model.workflow import knobs_of, on_workflow
 
         own = knobs_of(workflow)
     for switches in run_switches(profile, adds, {**own, **sets}):
+        if workflow is not None:
+            switches = on_workflow(switches, workflow)
         _, result = simulate(switches, worked_example(switches, workflow))
         for name in result.broken:
             if name in broken:

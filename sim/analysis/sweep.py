@@ -144,15 +144,15 @@ def _simulate_tasks(
     out: list[Result] = []
     own: dict[str, str] = {}
     if workflow is not None:  # its receiver's and assessor's settings, the same in every run
-        from sim.model.workflow import knobs_of
+        from sim.model.workflow import knobs_of, on_workflow
 
         own = knobs_of(workflow)
     for rid, gate in tasks:
         switches = COMBINATIONS[rid - 1]
         if gate != switches.gate.value:
             switches = dataclasses.replace(switches, gate=Gate(gate))
-        if own:
-            switches = switches.with_values(own)
+        if workflow is not None:
+            switches = on_workflow(switches.with_values(own), workflow)
         trace = run_engine(switches, worked_example(switches, workflow))
         what = what_happened(trace)
         result = known.get(what)

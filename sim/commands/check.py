@@ -43,7 +43,7 @@ from sim.render.text import column_widths, table_line
 from sim.scenario import parse
 from sim.analysis.check.search import MERGES
 from sim.model.schedule import Schedule
-from sim.model.switches import FAULT_SWITCHES, Checkpoints
+from sim.model.switches import FAULT_SWITCHES, Checkpoints, Switches
 from sim.base.memory import default_limit, megabytes, parse_size
 from sim.base.limits import usable_cpus
 from sim.analysis.workers import MAX_WORKERS, pool
@@ -122,9 +122,8 @@ def check(max_faults: int, horizon: int, faults: str, sets: tuple[str, ...], pro
     ready tick) and its receiver's and assessor's settings apply under --set.
     """
     values = switch_values(sets, profile)
-    setting, ref, own = _workflow_setting(workflow)
+    setting, ref, base = _workflow_setting(workflow, values)
     bound = checker.CheckBound(max_faults=max_faults, horizon=horizon, faults=faults, setting=setting, workflow=ref)
-    base = checker.base_switches({**own, **values})
     if profile is not None and protections == "each":  # the engine alone, then each addition
         from sim.model.profiles import get
 
@@ -439,13 +438,14 @@ class _progress:
             self.bar.__exit__(*exc)
 
 
-def _workflow_setting(name: str | None) -> tuple[Schedule, str | None, dict[str, str]]:
+def _workflow_setting(name: str | None, values: dict[str, str]) -> tuple[Schedule, str | None, Switches]:
     """The check's setting, the workflow as a counterexample file names it (a shipped name, or
-    the file's absolute path), and the workflow's own settings; the article's without one."""
+    the file's absolute path), and the switches (`--set` over the workflow's own settings, and
+    its effects and dependants); the article's without one."""
     if name is None:
-        return checker.SETTING, None, {}
-    from sim.model.workflow import knobs_of
+        return checker.SETTING, None, checker.base_switches(values)
+    from sim.model.workflow import knobs_of, on_workflow
     from sim.workflow import load
 
     wf = load(name)
-    return checker.workflow_setting(wf), wf.written_reference, knobs_of(wf)
+    return checker.workflow_setting(wf), wf.written_reference, on_workflow(checker.base_switches({**knobs_of(wf), **values}), wf)

@@ -73,12 +73,14 @@ def explore(examples: int, seed: int | None, sets: tuple[str, ...], profile: str
     bounds = ExploreBounds(max_faults=max_faults, faults=faults)
     own: dict[str, str] = {}
     if workflow is not None:  # its steps fixed, its receiver's and assessor's settings under --set
-        from sim.model.workflow import knobs_of
+        from sim.model.workflow import knobs_of, on_workflow
         from sim.workflow import load as load_workflow
 
         wf = load_workflow(workflow)
         bounds, own = for_workflow(bounds, wf, wf.written_reference), knobs_of(wf)
     switches = for_own_schedules({**own, **switch_values(sets, profile)}, "explore")
+    if workflow is not None:
+        switches = on_workflow(switches, wf)
     prepare_out(out)  # fail on a bad --out before the search
     if seed is None:
         seed = secrets.randbelow(2**32)

@@ -121,6 +121,8 @@ class Feed(NamedTuple):
         "age of N or more is as good as N (the key is forgotten from then on)", "remembered")] = ()
     posts: Annotated[tuple[tuple[str, str], ...], KEPT] = ()  # (post id, request params) applied, in order
     retracted: Annotated[tuple[str, ...], KEPT] = ()  # post ids a correction retracted, in order
+    #: ticks its receiver remembers a key (None: for ever), the same for the whole run
+    retention: Annotated[int | None, Dropped("the receiver's, the same for the whole run (read by `canon.remembered`)")] = None
 
 
 class Receipt(NamedTuple):
@@ -133,6 +135,12 @@ class Receipt(NamedTuple):
     post: str | None
     forgotten: tuple[str, int] | None = None
     retracted: tuple[str, ...] = ()
+
+
+def effect_key(digest: str, effect: int, name: str) -> str:
+    """The effect records' key of effect `effect` (0-based, named `name`) of a digest: the
+    digest id for the first (the article's one announcement), "<digest>/<name>" for a later one."""
+    return digest if effect == 0 else f"{digest}/{name}"
 
 
 def knows(remembered_at: int, tick: int, retention: int | None) -> bool:
@@ -170,4 +178,4 @@ def receive(feed: Feed, key: str | None, params: str, tick: int = 0, retention: 
     if key is not None and idempotent:
         entry = (key, params, post, tick)
         remembered = remembered + (entry,) if at < 0 else remembered[:at] + (entry,) + remembered[at + 1:]
-    return Receipt(Feed(remembered, posts, retracted), "applied", post, forgotten, gone)
+    return Receipt(Feed(remembered, posts, retracted, feed.retention), "applied", post, forgotten, gone)

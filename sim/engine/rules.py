@@ -40,6 +40,7 @@ from sim.engine.records import (
     Part,
     PLAIN,
     Truth,
+    effect_key,
     extended_key,
     has_called,
     receive,
@@ -51,6 +52,7 @@ from sim.engine.state import (
     STEPS,
     WAIT,
     AttemptState,
+    Dependant,
     Held,
     Setup,
     State,
@@ -243,32 +245,57 @@ def write_candidate(d: Draft, tick: int, w: Worker, candidate: Candidate, steps:
     return True
 
 
+def named(d: Draft, w: Worker, detail: dict[str, Any]) -> dict[str, Any]:
+    """An effect's event detail, naming the effect when the run has several (`Setup.named`)."""
+    if d.setup.named:
+        detail["effect"] = d.setup.receivers[w.effect].name
+    return detail
+
+
+def effect_record(d: Draft, w: Worker, digest: str) -> str | None:
+    """The effect record of the effect `w` posts now, for `digest`."""
+    e = w.effect
+    return effect_of(d.effects, effect_key(digest, e, d.setup.receivers[e].name))
+
+
 def write_effect(d: Draft, tick: int, w: Worker, digest: str, record: str) -> bool:
-    if not guard(d, tick, w, "effect", {"record": record, "digest": digest}):
+    if not guard(d, tick, w, "effect", named(d, w, {"record": record, "digest": digest})):
         return False
-    d.effects = put_pair(d.effects, digest, record)
+    e = w.effect
+    d.effects = put_pair(d.effects, effect_key(digest, e, d.setup.receivers[e].name), record)
     return True
 
 
 def send(d: Draft, tick: int, w: Worker, digest: str, key: str | None) -> None:
     d.sends += 1
     copies = directed(d.faults.consult(tick, Moment.SEND, (d.sends,)), Copies, ONE_COPY).copies
-    d.log(tick, Kind.SENT, w.n, {"digest": digest, "key": key, "copies": copies})
-    setup = d.setup
-    # beyond the article's model (compensate=yes): a successor finishing an inherited
-    # announcement cannot know whether its predecessor's send was applied, so it sends a
-    # correction that supersedes any earlier copy (docs/outside.md, case 2)
-    supersedes = setup.compensate and w.inherited is not None
+    d.log(tick, Kind.SENT, w.n, named(d, w, {"digest": digest, "key": key, "copies": copies}))
+    e = w.effect
+    receiver = d.setup.receivers[e]
+    # beyond the article's model (compensate=yes, a workflow's correction = true): a successor
+    # finishing an inherited effect cannot know whether its predecessor's send was applied, so
+    # it sends a correction that supersedes any earlier copy (docs/outside.md, case 2)
+    supersedes = receiver.correction and w.inherited is not None
     for _ in range(copies):
-        receipt = receive(d.feed, key, digest, tick, setup.retention, setup.idempotent, supersedes)
-        d.feed = receipt.feed
+        receipt = receive(d.feeds[e], key, digest, tick, receiver.retention, receiver.kind == "dedup", supersedes)
+        d.feeds = d.feeds[:e] + (receipt.feed,) + d.feeds[e + 1:]
         post = receipt.post
         if receipt.forgotten is not None:  # the key's retention ran out (case 3)
             forgot, since = receipt.forgotten
-            d.log(tick, Kind.EXPIRED, w.n, {"key": key, "post": forgot, "remembered": since})
+            d.log(tick, Kind.EXPIRED, w.n, named(d, w, {"key": key, "post": forgot, "remembered": since}))
         for old in receipt.retracted:  # the correction retracts the earlier copies (case 2)
-            d.log(tick, Kind.RETRACTED, w.n, {"digest": digest, "post": old, "correction": post})
-        d.log(tick, Kind.FEED, w.n, {"digest": digest, "key": key, "answer": receipt.answer, "post": post})
+            d.log(tick, Kind.RETRACTED, w.n, named(d, w, {"digest": digest, "post": old, "correction": post}))
+        d.log(tick, Kind.FEED, w.n, named(d, w, {"digest": digest, "key": key, "answer": receipt.answer, "post": post}))
+
+
+def read_back(d: Draft, tick: int, w: Worker, digest: str) -> bool:
+    """A read-back receiver asked "did you apply this?" by a successor finishing an inherited
+    effect (docs/workflows.md): it answers with the post it applied for the digest, if any."""
+    feed = d.feeds[w.effect]
+    post = next((p for p, params in feed.posts if params == digest and p not in feed.retracted), None)
+    answer = "absent" if post is None else "found"
+    d.log(tick, Kind.FEED, w.n, named(d, w, {"digest": digest, "key": None, "answer": answer, "post": post}))
+    return post is not None
 
 
 # -- a. the input (docs/model.md §5.1) --------------------------------------------------------
@@ -628,18 +655,23 @@ def fence(d: Draft, w: Worker, t: int) -> None:
 
 
 def post(d: Draft, w: Worker, t: int) -> int | None:
-    """Record the intent, send with the key rule, record the feed's answer (one tick)."""
+    """Record the intent, send with the key rule, record the feed's answer (one tick): the
+    effect `w.effect` of the run's effects, which it posts one a tick, in order."""
     digest = w.candidate
     assert digest is not None
-    if w.inherited is not None and effect_of(d.effects, digest) == "confirmed":
-        # reconcile finds the announcement confirmed (a stale poster finished it, fencing
-        # off): nothing is left to do, and nothing is sent (docs/model.md §5.4)
-        done(d, w, t, digest)
-        return None
+    if w.inherited is not None:
+        # reconcile finds effects confirmed (a stale poster finished them, fencing off, or its
+        # predecessor before it was lost): nothing is left to do for them, and nothing is sent
+        # (docs/model.md §5.4)
+        while w.effect < len(d.setup.receivers) and effect_record(d, w, digest) == "confirmed":
+            w.effect += 1
+        if w.effect == len(d.setup.receivers):
+            done(d, w, t, digest)
+            return None
     # Every poster records its intent first, so a stale token is fenced before the send;
-    # only a successor finishing an inherited announcement resends under the intent its
+    # only a successor finishing an inherited effect resends under the intent its
     # predecessor already recorded (docs/model.md §5.4: "reconcile first").
-    records_intent = w.inherited is None or effect_of(d.effects, digest) is None
+    records_intent = w.inherited is None or effect_record(d, w, digest) is None
     if records_intent and fenced_out(d, w):
         # its intent will be refused: it never reaches any point of a post, so it is not
         # one of the run's post actions and no post fault is consulted for it
@@ -672,15 +704,21 @@ def post_directive(fault: Fault | None) -> tuple[PostPoint | None, Hold | None]:
 
 def deliver(d: Draft, w: Worker, t: int, death: PostPoint | None = None) -> int | None:
     """The rest of a post after its intent: send, then record the feed's answer. The feed
-    checks keys, never tokens: a stale poster's send reaches it; its confirmation is fenced."""
+    checks keys, never tokens: a stale poster's send reaches it; its confirmation is fenced.
+    A successor finishing an inherited effect at a read-back receiver asks it first, and
+    sends only if it applied nothing for the digest. The next effect follows in the next tick."""
     digest = w.candidate
     assert digest is not None
-    send(d, t, w, digest, post_key(d, w, digest))
+    if w.inherited is None or d.setup.receivers[w.effect].kind != "read-back" or not read_back(d, t, w, digest):
+        send(d, t, w, digest, post_key(d, w, digest))
     if death is PostPoint.AFTER_SEND:
         return die(d, w, t, death)
     if not write_effect(d, t, w, digest, "confirmed"):
         fence(d, w, t)
         return None
+    if w.effect + 1 < len(d.setup.receivers):
+        w.effect += 1
+        return t + 1
     done(d, w, t, digest)
     return None
 
@@ -700,9 +738,11 @@ def done(d: Draft, w: Worker, t: int, digest: str) -> None:
 
 
 def post_key(d: Draft, w: Worker, digest: str) -> str | None:
+    """The key switch's key for the effect `w` posts: per operation, the effect's name and the
+    digest (the article's `announce/<digest>`); per attempt, the attempt's number."""
     key = d.setup.key
     if key is Key.PER_OPERATION:
-        return f"announce/{digest}"
+        return f"{d.setup.receivers[w.effect].name}/{digest}"
     if key is Key.PER_ATTEMPT:
         return f"attempt/{w.n}"
     return None
@@ -819,32 +859,39 @@ def strike(d: Draft, c: Candidate) -> None:
 
 
 def gate(state: State, t: int, faults: Faults) -> Step:
-    """b. From the ready tick on, the newsletter takes a digest by the newsletter rule."""
-    if state.newsletter is not None or t < state.setup.newsletter_ready:
-        return state, NO_EVENTS
-    digest = choose_newsletter(state)
-    if digest is None:
-        return state, NO_EVENTS
-    d = Draft(state, faults)
-    d.newsletter = digest.digest
-    accepted = any(a.digest == digest.digest for a in state.acceptances)
-    d.log(t, Kind.NEWSLETTER, None, {
-        "digest": digest.digest, "quote": quoted(digest.parts[state.setup.figure].content, digest.parts[state.setup.figure].truth.wrong),
-        "built_from": list(digest.built_from), "accepted": accepted,
-    })  # fmt: skip
-    return d.done()
+    """b. From its ready tick on, each dependant not yet started takes a digest by its rule
+    (the newsletter rule), in the order the dependants are declared."""
+    d: Draft | None = None
+    for i, dependant in enumerate(state.setup.dependants):
+        if state.started[i] is not None or t < dependant.ready:
+            continue
+        digest = choose(state, dependant)
+        if digest is None:
+            continue
+        if d is None:
+            d = Draft(state, faults)
+        d.started = d.started[:i] + (digest.digest,) + d.started[i + 1:]
+        part = digest.parts[state.setup.figure]
+        detail = {
+            "digest": digest.digest, "quote": quoted(part.content, part.truth.wrong),
+            "built_from": list(digest.built_from), "accepted": any(a.digest == digest.digest for a in state.acceptances),
+        }  # fmt: skip
+        if state.setup.named:
+            detail["dependant"] = dependant.name
+        d.log(t, Kind.NEWSLETTER, None, detail)
+    return (state, NO_EVENTS) if d is None else d.done()
 
 
-def choose_newsletter(state: State) -> Candidate | None:
-    """The newsletter rule (docs/model.md §4): which digest the dependant would take now."""
-    setup = state.setup
+def choose(state: State, dependant: Dependant) -> Candidate | None:
+    """The dependant's rule (docs/model.md §4, the newsletter rule): which digest it would take now."""
     acceptances = state.acceptances
-    if setup.rule is Rule.LATEST_FINISHED:
+    rule = dependant.rule
+    if rule is Rule.LATEST_FINISHED:
         return state.candidates[-1] if state.candidates else None
-    if setup.rule is Rule.CURRENT_ACCEPTED and setup.pins:
+    if rule is Rule.CURRENT_ACCEPTED and state.setup.pins:
         current = [a for a in acceptances if a.version == state.version]
         return find_candidate(state.candidates, current[-1].digest) if current else None
-    if setup.rule is Rule.CURRENT_ACCEPTED and not setup.fail_open:
+    if rule is Rule.CURRENT_ACCEPTED and not dependant.fail_open:
         return None  # fail-closed: nothing to compare, so it waits
     return find_candidate(state.candidates, acceptances[-1].digest) if acceptances else None
 
@@ -973,8 +1020,9 @@ def quiescent(state: State, t: int) -> bool:
     """Nothing can happen any more: the run is over (never while the controller is down)."""
     if state.down is not None or state.assessed < len(state.candidates) or t < state.setup.last_change_at:
         return False
-    if state.newsletter is None and t < state.setup.newsletter_ready:
-        return False
+    for i, dependant in enumerate(state.setup.dependants):
+        if state.started[i] is None and t < dependant.ready:
+            return False
     for a in state.attempts:
         if a.next_tick is not None or (a.crashed and a.status is Status.RUNNING):
             return False

@@ -12,8 +12,9 @@ candidate by its digest id (`Candidate.digest`), so identity is never data.
   (0-based index of the current one; `content` is its content), `last_change`.
 - the records: `epoch` (the one authoritative token), `journal` ((key, record) pairs in first
   write order, a later write of a key replacing its record in place), `candidates` (in write
-  order), `acceptances`, `effects` ((digest id, "intent" | "confirmed") pairs), `feed`
-  (`records.Feed`), `last_acceptance`.
+  order), `acceptances`, `effects` ((record key, "intent" | "confirmed") pairs: the digest id
+  for the first effect, `records.effect_key` for each), `feeds` (one `records.Feed` per
+  receiver; `feed` is the first), `last_acceptance`.
 - beyond the article's model (docs/outside.md, cases 5 and 8): `code` (the orchestration
   code's version in force, 0-based) and `mutated` ((section, content revision) pairs whose
   bytes changed under their hash, sorted).
@@ -21,7 +22,7 @@ candidate by its digest id (`Candidate.digest`), so identity is never data.
   schedule's faults are matched against these values (docs/model.md §9).
 - the attempts: one `AttemptState` each, in attempt order.
 - the controller: `owner` (an attempt number), `assessed` (candidates assessed, in write order),
-  `newsletter` (the gate's digest id); beyond the article's model (`sim.model.faults.restart`),
+  `started` (each dependant's digest id once the gate let it start; `newsletter` is the first); beyond the article's model (`sim.model.faults.restart`),
   `down` (while the controller is down, the tick it restarts at) and `outage` (its latest
   outage, (crash tick, restart tick): what its memory of heartbeats depends on).
 - the tallies of what happened, which no rule reads (`TALLY`, for the outcome's figures and the
@@ -62,7 +63,7 @@ from sim.engine.records import (
 from sim.model.faults import Moment
 from sim.model.knobs import KNOBS
 from sim.model.schedule import Schedule
-from sim.model.switches import Checkpoints, Fencing, Gate, Key, Pins, Rule, Switches
+from sim.model.switches import Checkpoints, Fencing, Gate, Key, Pins, Reader, Receiver, Rule, Switches
 
 
 class Status(Enum):
@@ -163,6 +164,8 @@ class AttemptState(NamedTuple):
     #: the orchestration code version (0-based) it runs: the one deployed at its admission
     #: (beyond the article's model: `sim.model.faults.code`)
     code: Annotated[int, WORKING] = 0
+    #: the effect (0-based, `setup.receivers`) it posts next, in POST: effects go one a tick, in order
+    effect: Annotated[int, WORKING] = 0
     #: the model calls it has made so far (its `computed` events): what the outcome and the
     #: pages count, never read by the rules
     calls: Annotated[int, TALLY] = 0
@@ -196,6 +199,17 @@ class AttemptState(NamedTuple):
 
 
 @dataclass(frozen=True, slots=True)
+class Dependant:
+    """A dependant as the run reads it: its name, ready tick, rule and gate (the switches'
+    where its workflow leaves them unset)."""
+
+    name: str
+    ready: int
+    rule: Rule
+    fail_open: bool
+
+
+@dataclass(frozen=True, slots=True)
 class Setup:
     """What the switches and the schedule fix for the whole run (a slotted dataclass rather
     than a NamedTuple: the rules read it at every step, and slot reads are the fast ones)."""
@@ -203,19 +217,17 @@ class Setup:
     fencing: bool
     pins: bool
     per_step: bool
-    fail_open: bool
-    rule: Rule
     key: Key
     sections: int
     heartbeat_limit: int
-    newsletter_ready: int
     horizon: int
     last_change_at: int  # the last tick with a scheduled report change (-1: none)
-    # the feed beyond the article's model (knobs, docs/outside.md cases 2 and 3); the
-    # defaults are the article's feed
-    retention: int | None = None  # ticks the feed remembers a key (None: forever)
-    idempotent: bool = True  # the feed deduplicates by key (receiver=idempotent)
-    compensate: bool = False  # a successor's resend is a correction (compensate=yes)
+    #: the effects after the acceptance, in order, each with its receiver: the article's one
+    #: announcement (its feed as the knobs receiver, retention and compensate say) or a
+    #: workflow's (`Schedule.effects`, docs/workflows.md)
+    receivers: tuple[Receiver, ...]
+    #: the dependants (the article's newsletter, or a workflow's), rule and gate resolved
+    dependants: tuple[Dependant, ...]
     # engine behaviours beyond the article (`sim.model.knobs`; the article's at their defaults)
     rereads: bool = True  # zombie=rereads: the journal is looked up before every step
     step_fencing: bool = False  # fencing_scope=step: a replaced worker gets no further step
@@ -238,6 +250,27 @@ class Setup:
     figure: int = 1
     #: each step's model calls (a workflow's; `Schedule.calls`): () for one each, the article's
     calls: tuple[int, ...] = ()
+
+    # the first effect's receiver and the first dependant, as the article's pages name them
+    @property
+    def retention(self) -> int | None:
+        """Ticks the first receiver remembers a key (None: for ever)."""
+        return self.receivers[0].retention
+
+    @property
+    def compensate(self) -> bool:
+        """Whether the first effect's inherited resend is a correction."""
+        return self.receivers[0].correction
+
+    @property
+    def newsletter_ready(self) -> int:
+        """The first dependant's ready tick (0 with none)."""
+        return self.dependants[0].ready if self.dependants else 0
+
+    @property
+    def named(self) -> bool:
+        """Whether events name their effect and dependant: only when the run has several."""
+        return len(self.receivers) > 1 or len(self.dependants) > 1
 
 
 #: the same in every node of one search level (or the end of the run)
@@ -270,6 +303,11 @@ def declared_state(cls: T) -> T:
     return declared(cls)
 
 
+def initial_feeds(setup: Setup) -> tuple[Feed, ...]:
+    """Each receiver's record at t0: nothing received yet."""
+    return tuple(Feed(retention=r.retention) for r in setup.receivers)
+
+
 @declared_state
 class State(NamedTuple):
     """One run's state between two steps (see the module docstring for the layout). Each
@@ -293,15 +331,19 @@ class State(NamedTuple):
         "readable")] = ()
     candidates: Annotated[tuple[Candidate, ...], NESTED] = ()
     acceptances: Annotated[tuple[Acceptance, ...], NESTED] = ()
+    #: (record key, "intent" | "confirmed"): the key is the digest id for the first effect,
+    #: "<digest id>/<effect>" for a later one (`records.effect_key`)
     effects: Annotated[tuple[tuple[str, str], ...], KEPT] = ()
-    feed: Annotated[Feed, NESTED] = Feed()
+    #: each effect's receiver, in the order of `setup.receivers`
+    feeds: Annotated[tuple[Feed, ...], NESTED] = initially(initial_feeds)
     #: the fault moments' counters: the faults name the nth post or send
     posts: Annotated[int, KEPT] = 0
     sends: Annotated[int, KEPT] = 0
     attempts: Annotated[tuple[AttemptState, ...], NESTED] = ()
     owner: Annotated[int | None, KEPT] = None
     assessed: Annotated[int, KEPT] = 0
-    newsletter: Annotated[str | None, KEPT] = None
+    #: each dependant's artifact once it has started, by digest id (`setup.dependants` order)
+    started: Annotated[tuple[str | None, ...], KEPT] = initially(lambda setup: (None,) * len(setup.dependants))
     #: while the controller is down: the tick it restarts at
     down: Annotated[int | None, Relative("beyond the article's model: only how far ahead it restarts")] = None
     #: its latest outage: (crash tick, restart tick)
@@ -327,6 +369,16 @@ class State(NamedTuple):
     @property
     def content(self) -> tuple[int, ...]:
         return self.versions[self.version]
+
+    @property
+    def feed(self) -> Feed:
+        """The first effect's receiver (the article's feed)."""
+        return self.feeds[0]
+
+    @property
+    def newsletter(self) -> str | None:
+        """The first dependant's artifact once it has started (the article's newsletter)."""
+        return self.started[0] if self.started else None
 
 
 Record = TypeVar("Record", bound=tuple[Any, ...])
@@ -378,19 +430,15 @@ def initial_state(switches: Switches, schedule: Schedule) -> State:
         fencing=switches.fencing is Fencing.ON,
         pins=switches.pins is Pins.ON,
         per_step=switches.checkpoints is Checkpoints.PER_STEP,
-        fail_open=switches.gate is Gate.FAIL_OPEN,
-        rule=switches.rule,
         key=switches.key,
         sections=schedule.sections,
         figure=schedule.figure - 1,
         calls=schedule.calls,
         heartbeat_limit=schedule.heartbeat_limit,
-        newsletter_ready=schedule.newsletter_ready,
         horizon=schedule.horizon,
         last_change_at=ticks[-1] if ticks else -1,
-        retention=KNOBS["retention"].number(switches.knob("retention")),
-        idempotent=switches.knob("receiver") == "idempotent",
-        compensate=switches.knob("compensate") == "yes",
+        receivers=receivers(switches),
+        dependants=dependants(switches, schedule),
         rereads=switches.knob("zombie") == "rereads",
         step_fencing=switches.knob("fencing_scope") == "step",
         owner_fencing=switches.knob("fencing_by") == "owner",
@@ -405,6 +453,35 @@ def initial_state(switches: Switches, schedule: Schedule) -> State:
         first_token=schedule.first_token,
     )
     return initial(State, setup)
+
+
+def receivers(switches: Switches) -> tuple[Receiver, ...]:
+    """The run's receivers: the article's feed as the knobs say, or a workflow's declared ones.
+    A receiver knob set away from its default (docs/outside.md: receiver=none, a finite
+    retention, compensate=yes) applies to every declared receiver it can: none makes each a
+    receiver without keys, a retention each dedup receiver's, compensate each a corrector."""
+    retention = KNOBS["retention"].number(switches.knob("retention"))
+    no_keys = switches.knob("receiver") == "none"
+    corrects = switches.knob("compensate") == "yes"
+    if not switches.effects:
+        return (Receiver("announce", "no-key" if no_keys else "dedup", retention, corrects),)
+    out = []
+    for r in switches.effects:
+        kind = "no-key" if no_keys else r.kind
+        out.append(Receiver(r.name, kind, (retention if retention is not None else r.retention) if kind == "dedup" else None,
+                            r.correction or corrects))  # fmt: skip
+    return tuple(out)
+
+
+def dependants(switches: Switches, schedule: Schedule) -> tuple[Dependant, ...]:
+    """The run's dependants: the article's newsletter, or a workflow's, each with its own rule
+    and gate where it declares them and the switches' otherwise; the first is ready at the
+    schedule's `newsletter_ready` (the workflow's first ready tick, or what explore draws)."""
+    declared = switches.dependants or (Reader("newsletter", schedule.newsletter_ready),)
+    return tuple(Dependant(r.name, schedule.newsletter_ready if i == 0 else r.ready,
+                           Rule(r.rule) if r.rule else switches.rule,
+                           (r.gate or switches.gate.value) == Gate.FAIL_OPEN.value)
+                 for i, r in enumerate(declared))  # fmt: skip
 
 
 def find_candidate(candidates: tuple[Candidate, ...], digest: str) -> Candidate:

@@ -243,14 +243,15 @@ class Newsletter(TypedDict):
     quote: str  # the revenue figure it quotes
     built_from: list[int]
     accepted: bool  # whether that digest was ever accepted
+    dependant: NotRequired[str]  # which dependant, in a run with several (a workflow's)
 
 
 def _newsletter_line(p: Newsletter, who: str) -> str:
     accepted = "" if p["accepted"] else " (never accepted)"
-    return f"newsletter starts on {p['digest']}{accepted}, quoting {p['quote']} million"
+    return f"{p.get('dependant', 'newsletter')} starts on {p['digest']}{accepted}, quoting {p['quote']} million"
 
 
-def _newsletter_phrase(p: Newsletter, versions: Versions) -> str:
+def _newsletter_phrase(p: Newsletter, versions: Versions) -> str:  # its subject names the dependant
     accepted = "" if p["accepted"] else " (never accepted)"
     return f"starts on {p['digest']}{accepted}, quoting {p['quote']} million"
 
@@ -580,6 +581,7 @@ class EffectWrite(TypedDict):
     applied: bool
     record: Literal["intent", "confirmed"]
     digest: str
+    effect: NotRequired[str]  # which effect, in a run with several (a workflow's)
 
 
 #: a protected write, of any store: narrow it by its `store` (or `record`)
@@ -599,7 +601,8 @@ def _what(p: AnyWrite, results: bool) -> str:
         journal = " + journal " + _steps(p["steps"], results) if p["steps"] else ""
         return f"candidate {p['digest']}{journal}"
     what = "intent" if p["record"] == "intent" else "confirmation"
-    return f"effect {what} for {p['digest']}" if results else f"{what} for {p['digest']}"
+    of = p["digest"] if "effect" not in p else f"{p['effect']} of {p['digest']}"
+    return f"effect {what} for {of}" if results else f"{what} for {of}"
 
 
 def _write_line(p: AnyWrite, who: str) -> str:
@@ -626,6 +629,7 @@ class Sent(TypedDict):
     digest: str
     key: str | None  # the idempotency key; None without one
     copies: int  # how many concurrent copies reach the feed (`sim.model.faults.Copies`): 1, or 2 when duplicated
+    effect: NotRequired[str]  # which effect, in a run with several (a workflow's)
 
 
 def _times(copies: int) -> str:
@@ -636,35 +640,59 @@ def _times(copies: int) -> str:
 def _sent_line(p: Sent, who: str) -> str:
     key = p["key"] if p["key"] is not None else "no key"
     copies = f" (delivered {_times(p['copies'])}, concurrently)" if p["copies"] > 1 else ""
-    return f"{who} sends the announcement of {p['digest']} with key {key}{copies}"
+    what = "the announcement" if "effect" not in p else p["effect"]
+    return f"{who} sends {what} of {p['digest']} with key {key}{copies}"
 
 
 def _sent_phrase(p: Sent, versions: Versions) -> str:
     key = f"key {p['key']}" if p["key"] is not None else "no key"
     copies = f", delivered {_times(p['copies'])}" if p["copies"] > 1 else ""
-    return f"sends the announcement of {p['digest']} ({key}{copies})"
+    what = "the announcement" if "effect" not in p else p["effect"]
+    return f"sends {what} of {p['digest']} ({key}{copies})"
 
 
 class Feed(TypedDict):
     digest: str
     key: str | None
-    answer: Literal["applied", "repeat", "rejected"]
+    #: a read-back receiver asked by a successor (docs/workflows.md) answers found or absent
+    answer: Literal["applied", "repeat", "rejected", "found", "absent"]
     post: str | None  # the post applied or repeated; None when rejected
+    effect: NotRequired[str]  # which effect, in a run with several (a workflow's)
+
+
+def operation(p: Feed | Sent | Retracted | EffectWrite) -> str:
+    """What an effect's event is about, as one name: the digest, and the effect in a run with
+    several (the properties follow each effect of each digest apart)."""
+    effect = p.get("effect")
+    return p["digest"] if effect is None else f"{p['digest']}/{effect}"
+
+
+def _receiver(p: Feed | Sent | Expired | Retracted) -> str:
+    effect = p.get("effect")
+    return "feed" if effect is None else f"{effect}'s receiver"
 
 
 def _feed_line(p: Feed, who: str) -> str:
-    if p["answer"] == "applied":
-        return f"feed applies post {p['post']}"
-    if p["answer"] == "repeat":
-        return f"feed recognises the key and answers with the original post {p['post']}"
-    return "feed rejects a different request under a used key"
+    answer, receiver = p["answer"], _receiver(p)
+    if answer == "applied":
+        return f"{receiver} applies post {p['post']}"
+    if answer == "repeat":
+        return f"{receiver} recognises the key and answers with the original post {p['post']}"
+    if answer == "rejected":
+        return f"{receiver} rejects a different request under a used key"
+    return f"{receiver} {_feed_phrase(p, ())}"
 
 
 def _feed_phrase(p: Feed, versions: Versions) -> str:
-    if p["answer"] == "applied":
+    answer = p["answer"]
+    if answer == "applied":
         return f"applies post {p['post']}"
-    if p["answer"] == "repeat":
+    if answer == "repeat":
         return f"knows the key: answers with the original {p['post']}"
+    if answer == "found":
+        return f"reads back: it applied {p['post']} for {p['digest']}"
+    if answer == "absent":
+        return f"reads back: nothing applied for {p['digest']}"
     return "rejects a different request under a used key"
 
 
@@ -674,10 +702,11 @@ class Expired(TypedDict):
     key: str
     post: str  # the post the forgotten key had answered with
     remembered: int  # the tick the feed remembered the key
+    effect: NotRequired[str]  # which effect, in a run with several (a workflow's)
 
 
 def _expired_line(p: Expired, who: str) -> str:
-    return f"feed has forgotten key {p['key']} (remembered at t{p['remembered']} for {p['post']}): a new request"
+    return f"{_receiver(p)} has forgotten key {p['key']} (remembered at t{p['remembered']} for {p['post']}): a new request"
 
 
 def _expired_phrase(p: Expired, versions: Versions) -> str:
@@ -690,10 +719,11 @@ class Retracted(TypedDict):
     digest: str
     post: str  # the earlier post retracted
     correction: str  # the correcting post that supersedes it
+    effect: NotRequired[str]  # which effect, in a run with several (a workflow's)
 
 
 def _retracted_line(p: Retracted, who: str) -> str:
-    return f"feed retracts post {p['post']} of {p['digest']}: the correction {p['correction']} supersedes it"
+    return f"{_receiver(p)} retracts post {p['post']} of {p['digest']}: the correction {p['correction']} supersedes it"
 
 
 def _retracted_phrase(p: Retracted, versions: Versions) -> str:
@@ -719,6 +749,9 @@ class EventKind:
     planned: tuple[str, ...] = ()
     #: who the event's short phrase is about; None: its attempt ("#n").
     subject: str | None = None
+    #: the detail field that, when present, names the subject instead (a workflow's run with
+    #: several effects or dependants names which: `subject_of`)
+    named_by: str | None = None
     #: its attempt's lifecycle status after it (docs/model.md); None: unchanged.
     status: str | None = None
     #: whether its attempt is silent after it; None: unchanged.
@@ -770,14 +803,15 @@ EVENT_KINDS: dict[Kind, EventKind] = {
         EventKind(Kind.STOPPED, (Stopped,), _stopped_line, _stopped_phrase, status="refused"),
         EventKind(Kind.UNKNOWN, (Unknown,), _unknown_line, _unknown_phrase, status="UNKNOWN"),
         EventKind(Kind.SENT, (Sent,), _sent_line, _sent_phrase),
-        EventKind(Kind.FEED, (Feed,), _feed_line, _feed_phrase, subject="feed"),
+        EventKind(Kind.FEED, (Feed,), _feed_line, _feed_phrase, subject="feed", named_by="effect"),
         EventKind(Kind.DIED, (Died,), _died_line, _died_phrase, silent=True),
         EventKind(Kind.DONE, (Done,), _done_line, _done_phrase, status="done"),
-        EventKind(Kind.NEWSLETTER, (Newsletter,), _newsletter_line, _newsletter_phrase, subject="newsletter"),
+        EventKind(Kind.NEWSLETTER, (Newsletter,), _newsletter_line, _newsletter_phrase, subject="newsletter",
+                  named_by="dependant"),
         EventKind(Kind.LOST, (Lost,), _lost_line, _lost_phrase, subject="storage"),
         EventKind(Kind.UNHEARD, (UnheardPayload,), _unheard_line, _unheard_phrase),
-        EventKind(Kind.EXPIRED, (Expired,), _expired_line, _expired_phrase, subject="feed"),
-        EventKind(Kind.RETRACTED, (Retracted,), _retracted_line, _retracted_phrase, subject="feed"),
+        EventKind(Kind.EXPIRED, (Expired,), _expired_line, _expired_phrase, subject="feed", named_by="effect"),
+        EventKind(Kind.RETRACTED, (Retracted,), _retracted_line, _retracted_phrase, subject="feed", named_by="effect"),
         EventKind(Kind.MUTATED, (Mutated,), _mutated_line, _mutated_phrase, subject="report"),
         EventKind(Kind.CODE_CHANGED, (CodeChanged,), _code_changed_line, _code_changed_phrase, subject="code"),
         EventKind(Kind.REPLAY_FAILED, (ReplayFailed,), _replay_failed_line, _replay_failed_phrase),
@@ -837,6 +871,16 @@ def narrate(event: Event, who: str) -> str:
     return EVENT_KINDS[event.kind].narrate(event.detail, who)
 
 
+def subject_of(event: Event) -> str | None:
+    """Who the event's short phrase is about (`EventKind.subject`): in a run with several
+    effects, an effect's receiver by the effect's name; with several dependants, the dependant."""
+    kind = EVENT_KINDS[event.kind]
+    name = event.detail.get(kind.named_by) if kind.named_by is not None else None
+    if name is None:
+        return kind.subject
+    return f"{name}'s receiver" if kind.named_by == "effect" else str(name)
+
+
 def phrase(event: Event, versions: Versions) -> str:
     """The event in a few words, without its subject (see `EventKind.subject`)."""
     return EVENT_KINDS[event.kind].phrase(event.detail, versions)
@@ -883,9 +927,11 @@ __all__ = [
     "declared",
     "happened",
     "narrate",
+    "operation",
     "payload",
     "phrase",
     "revenue",
+    "subject_of",
     "stale",
     "write",
 ]

@@ -26,7 +26,6 @@ if TYPE_CHECKING:
 
 F = TypeVar("F", bound=Fault)
 
-
 @dataclass(frozen=True, slots=True)
 class Schedule:
     #: the faults, in their canonical order (by kind, then the kind's own order)

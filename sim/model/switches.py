@@ -136,6 +136,35 @@ WEAKENINGS: tuple[tuple[str, str], ...] = (
 FAULT_SWITCHES = ("silent", "change", "post_death")
 
 
+#: what a receiver does with a repeated request: deduplicates by key, applies every request
+#: (and cannot be asked), or applies every request and answers "did you apply this?"
+RECEIVER_KINDS = ("dedup", "no-key", "read-back")
+
+
+@dataclass(frozen=True, slots=True)
+class Receiver:
+    """One external effect and its receiver's behaviour (a workflow's `[[effects]]`; the
+    article's one announcement is `Receiver("announce")`, its feed set by the knobs)."""
+
+    name: str
+    kind: str = "dedup"
+    retention: int | None = None  # for "dedup": ticks it remembers a key (None: for ever)
+    correction: bool = False  # a successor's resend of an inherited send retracts earlier copies
+
+
+@dataclass(frozen=True, slots=True)
+class Reader:
+    """One dependant of the accepted artifact (a workflow's `[[dependants]]`; the article's
+    newsletter): the tick it may start from (the first dependant's is the schedule's
+    `newsletter_ready`, which `sim explore` draws), and its rule and gate (None: the switches')."""
+
+    name: str
+    ready: int
+    rule: str | None = None  # a `sim.model.switches.Rule` value
+    gate: str | None = None  # a `sim.model.switches.Gate` value
+
+
+
 @dataclass(frozen=True, slots=True)
 class Switches:
     silent: Silent = Silent.PAUSED
@@ -149,6 +178,11 @@ class Switches:
     gate: Gate = Gate.FAIL_OPEN
     #: the knobs beyond the article's model set away from their defaults (`sim.model.knobs`)
     knobs: Knobs = Knobs()
+    #: a workflow's effects, each with its receiver, and its dependants (`--workflow`,
+    #: `sim.model.workflow.on_workflow`): not switches, but what the switches act on; () for
+    #: the article's one announcement (its feed as the knobs say) and its newsletter
+    effects: tuple[Receiver, ...] = ()
+    dependants: tuple[Reader, ...] = ()
 
     def as_dict(self) -> dict[str, str]:
         """Switch name -> value spelling, in the order of docs/model.md §8, then each knob

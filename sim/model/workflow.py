@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sim.base.errors import SimError
+from sim.model.switches import Reader, Receiver, Switches
 
 #: a name: a letter, then letters, digits, '-' or '_' (at most 40 characters)
 NAME = re.compile(r"[a-z][a-z0-9_-]{0,39}\Z")
@@ -372,14 +373,17 @@ class EngineShape:
     """How this version's engine runs a workflow: its steps, in `order`, are the engine's
     steps s1..sN; a part's change reaches every step that reads it (through the steps it
     reads), so a step's content revision, its journal key with pins on and the candidate's
-    "built from" change exactly when one of its parts does; the knobs (sim/model/knobs) say
-    the receiver's and the assessor's behaviour."""
+    "built from" change exactly when one of its parts does; its effects, in order, each with
+    its receiver, and its dependants are the run's (`Schedule.effects`, `Schedule.dependants`);
+    the knob `assessor` says the assessor's behaviour."""
 
     steps: tuple[str, ...]  # the workflow's steps, in the engine's order (s1 first)
     calls: tuple[int, ...]  # each engine step's model calls; () when every step makes one
     changed: tuple[int, ...]  # the engine's steps (1-based) the worked example's change reaches
     newsletter_ready: int
     knobs: dict[str, str]
+    effects: tuple[Receiver, ...] = ()
+    dependants: tuple[Reader, ...] = ()
 
     @property
     def sections(self) -> int:
@@ -393,30 +397,38 @@ class EngineShape:
 
 def engine_shape(wf: Workflow) -> EngineShape | str:
     """The engine's parameters for this workflow, or (a string) why this version's engine cannot
-    run it yet: it runs any inputs and steps (2 to 26 steps, each of any model calls), with one
-    effect (a dedup or no-key receiver) and one dependant whose rule and gate the switches set."""
-    reason = _beyond_the_engine(wf)
-    if reason:
-        return reason
-    (effect,), (dependant,) = wf.effects, wf.dependants
-    knobs = {"receiver": "idempotent" if effect.receiver == "dedup" else "none",
-             "compensate": "yes" if effect.correction else "no", "assessor": wf.artifact.assessor}  # fmt: skip
-    if effect.retention is not None:
-        knobs["retention"] = str(effect.retention)
+    run it: it runs any inputs and effects and dependants within the bounds, and 2 to 26 steps
+    (each of any model calls)."""
+    if not 2 <= len(wf.steps) <= MAX_PARTS:
+        return f"it has {len(wf.steps)} steps (this version runs 2 to {MAX_PARTS})"
     steps = order(wf)
     reaching = [n + 1 for n, name in enumerate(steps) if wf.artifact.figure in reads_through(wf, name)]
     calls = tuple(wf.step[n].calls for n in steps)
-    return EngineShape(steps, calls if any(c != 1 for c in calls) else (), tuple(reaching), dependant.ready, knobs)
+    effects = tuple(Receiver(e.name, e.receiver, e.retention, e.correction) for e in wf.effects)
+    dependants = tuple(Reader(d.name, d.ready, d.rule, d.gate) for d in wf.dependants)
+    ready = wf.dependants[0].ready if wf.dependants else example_faults(wf).change_ticks[1]
+    return EngineShape(steps, calls if any(c != 1 for c in calls) else (), tuple(reaching), ready,
+                       {"assessor": wf.artifact.assessor}, effects, dependants)  # fmt: skip
 
 
-def _beyond_the_engine(wf: Workflow) -> str:
-    if not 2 <= len(wf.steps) <= MAX_PARTS:
-        return f"it has {len(wf.steps)} steps (this version runs 2 to {MAX_PARTS})"
-    if len(wf.effects) != 1 or wf.effects[0].receiver == "read-back":
-        return "it has more than one effect, or a read-back receiver (this version runs one dedup or no-key effect)"
-    if len(wf.dependants) != 1 or wf.dependants[0].rule or wf.dependants[0].gate:
-        return "it does not have exactly one dependant whose rule and gate the switches set"
-    return ""
+def on_workflow(switches: Switches, wf: Workflow | None) -> Switches:
+    """The switches with the workflow's effects (each with its receiver) and dependants, which
+    the engine and the properties read (unchanged for no workflow, or one the engine cannot run)."""
+    if wf is None:
+        return switches
+    shape = engine_shape(wf)
+    if isinstance(shape, str):
+        return switches
+    from dataclasses import replace
+
+    return replace(switches, effects=shape.effects, dependants=shape.dependants)
+
+
+def workflow_switches(wf: Workflow, sets: dict[str, str] | None = None, base: Switches | None = None) -> Switches:
+    """The switches a run of the workflow uses: `base` (the worked example's) with the
+    workflow's own knobs (`knobs_of`), then `sets` (`--set`) over them, and its effects and
+    dependants (`on_workflow`)."""
+    return on_workflow((base or Switches()).with_values({**knobs_of(wf), **(sets or {})}), wf)
 
 
 def knobs_of(wf: Workflow | None) -> dict[str, str]:

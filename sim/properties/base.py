@@ -196,21 +196,25 @@ class Seen:
                 out.append(self.content(verdict[1]))
         return out
 
-    def applied_before(self, tick: int, digest: str, post: str | None, answer: str) -> bool:
+    def applied_before(self, tick: int, digest: str, post: str | None, answer: str, effect: str | None = None) -> bool:
         """Whether the feed had applied a post for `digest` before this answer of `tick`: a
         post before the one it applies now (posts only grow, in order), always for a repeat
         (it answers with the post applied for the same request). A rejection (a key the feed
         holds for another request) reads the posts by the end of the tick before: of the
         posts of its own tick the states do not say which came first, and no run drawn in
-        tests/test_states.py has another post of the digest earlier in the same tick."""
-        posts = self.state(tick).feed.posts
+        tests/test_states.py has another post of the digest earlier in the same tick. A read-back
+        that finds the post is a repeat averted (`effect`: the effect's receiver, in a run with
+        several)."""
+        s = self.state(tick)
+        i = 0 if effect is None else [r.name for r in s.setup.receivers].index(effect)
+        posts = s.feeds[i].posts
         if answer == "applied":
             ids = [p for p, _ in posts]
             posts = posts[: ids.index(post)] if post in ids else posts
-        elif answer != "repeat":
+        elif answer not in ("repeat", "found"):
             before = self.before(tick)
-            posts = () if before is None else before.feed.posts
-        return answer == "repeat" or any(d == digest for _, d in posts)
+            posts = () if before is None else before.feeds[i].posts
+        return answer in ("repeat", "found") or any(d == digest for _, d in posts)
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,7 +17,7 @@ behind, and with fencing on its intent write is rejected.
 
 from __future__ import annotations
 
-from sim.model.events import write
+from sim.model.events import operation, write
 from sim.properties.base import EVENTUALLY, GUARDS, Memo, Monitor, Property, register
 from sim.engine.trace import Event, Kind, Trace
 
@@ -29,7 +29,7 @@ def step(memo: Memo, e: Event, content: tuple[int, ...], position: int) -> tuple
     w = write(e)
     if w["store"] != "effect" or not w["applied"]:
         return memo, False
-    digest = w["digest"]
+    digest = operation(w)
     rest = tuple(pair for pair in memo if pair[0] != digest)
     if w["record"] == "confirmed":
         return rest, False

@@ -25,7 +25,7 @@ from sim.properties.base import (
     register,
 )
 from sim.properties.wrong_acceptance import stale_parts
-from sim.model.switches import Gate, Pins
+from sim.model.switches import Gate, Pins, Switches
 from sim.engine.trace import Event, Kind, Trace
 
 
@@ -55,8 +55,8 @@ def arose(seen: Seen, e: Event) -> bool:
     acceptances (docs/model.md §5.3 b)."""
     t = e.tick
     before, s = seen.before(t), seen.state(t)
-    if t < s.setup.newsletter_ready or (before is not None and before.newsletter is not None):
-        return False  # not ready yet, or started before this tick
+    if not any(t >= d.ready and (before is None or before.started[i] is None) for i, d in enumerate(s.setup.dependants)):
+        return False  # none ready yet, or each started before this tick
     accepted = seen.accepted(t)
     latest = s.candidates[-1].digest if s.candidates else None
     # the latest acceptance: the latest verdict, of two in one tick the later assessed (written)
@@ -80,6 +80,26 @@ PINS_OFF_FAIL_OPEN = Failure(
     remedies=("pins=on", "gate=fail-closed"),
 )
 
+def own_weaker_rule(switches: Switches) -> bool:
+    """A workflow's dependant takes the artifact by a rule of its own other than
+    current-accepted, or by its own fail-open gate with pins off (docs/workflows.md)."""
+    for d in switches.dependants:
+        if d.rule not in (None, "current-accepted"):
+            return True
+        if d.gate == "fail-open" and switches.pins is Pins.OFF and d.rule is not None:
+            return True
+    return False
+
+
+#: a workflow's dependant with its own weaker rule is not held by the rule switch
+OWN_WEAKER_RULE = Failure(
+    settings=(),
+    when=own_weaker_rule,
+    reason="a dependant takes the artifact by its own weaker rule (a workflow's)",
+    caveat="a dependant of the workflow declares its own rule (or fail-open gate), which the rule switch does not set",
+    remedies=(),
+)
+
 PROPERTY = register(Property(
     name="misused-dependant",
     temporal=ALWAYS,
@@ -87,6 +107,6 @@ PROPERTY = register(Property(
     monitor=MONITOR,
     why=why,
     guard=GUARDS["rule"],
-    unless=(PINS_OFF_FAIL_OPEN,),
+    unless=(PINS_OFF_FAIL_OPEN, OWN_WEAKER_RULE),
     hazard=Hazard("while the newsletter waited, a weaker rule would have taken a wrong digest", arose),
 ))  # fmt: skip

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from sim import properties
+from sim.engine.records import effect_key
 from sim.engine.trace import Event, Trace, quoted
 
 if TYPE_CHECKING:  # `sim scenarios` reads the outcome's fields only: no engine at import
@@ -103,8 +104,9 @@ def outcome(trace: Trace) -> Outcome:
     by_attempt = tuple(a.calls for a in last.attempts)
     first_accepted = first_acceptance(trace)
     confirmed_tick = None
-    if first_accepted is not None:
-        confirmed = (first_accepted[1], "confirmed")
+    if first_accepted is not None:  # its last effect confirmed (the article's one announcement)
+        n, last_effect = len(last.setup.receivers) - 1, last.setup.receivers[-1].name
+        confirmed = (effect_key(first_accepted[1], n, last_effect), "confirmed")
         confirmed_tick = first_state(trace, lambda s: confirmed in s.effects)
     return Outcome(
         model_calls=sum(by_attempt),
@@ -112,7 +114,7 @@ def outcome(trace: Trace) -> Outcome:
         steps_restored=last.restored,
         stale_writes_rejected=last.stale_refused,
         stale_writes_applied=last.stale_applied,
-        posts_applied=len(last.feed.posts),
+        posts_applied=sum(len(f.posts) for f in last.feeds),
         first_accepted_tick=None if first_accepted is None else first_accepted[0],
         confirmed_tick=confirmed_tick,
         newsletter=newsletter(trace),

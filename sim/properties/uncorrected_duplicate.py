@@ -19,7 +19,7 @@ paused poster, a request delivered twice).
 
 from __future__ import annotations
 
-from sim.model.events import Feed, Retracted, payload
+from sim.model.events import Feed, Retracted, operation, payload
 from sim.properties.base import (
     ALWAYS,
     GUARDS,
@@ -29,7 +29,7 @@ from sim.properties.base import (
     register,
 )
 from sim.model.knobs import KNOBS
-from sim.properties.duplicate_effect import HAZARD, KEY_EXPIRY, NO_IDEMPOTENCY
+from sim.properties.duplicate_effect import HAZARD, KEY_EXPIRY, NO_IDEMPOTENCY, WORKFLOW_RECEIVER, WORKFLOW_RETENTION
 from sim.model.switches import Switches
 from sim.engine.trace import Event, Kind, Trace
 
@@ -38,7 +38,11 @@ FEED_KNOBS = ("receiver", "compensate", "retention")
 
 
 def not_the_article_feed(switches: Switches) -> bool:
-    """Whether any of the feed's knobs is set away from the article's feed (where it is judged)."""
+    """Whether any of the feed's knobs is set away from the article's feed, or a workflow's
+    receiver is not one (a dedup receiver that keeps keys for ever and sends no correction):
+    where it is judged."""
+    if any(r.kind != "dedup" or r.retention is not None or r.correction for r in switches.effects):
+        return True
     return any(switches.knob(name) != KNOBS[name].default for name in FEED_KNOBS)
 
 
@@ -49,9 +53,9 @@ def step(memo: Memo, e: Event, content: tuple[int, ...], position: int) -> tuple
         feed = payload(e, Feed)
         if feed["answer"] != "applied":
             return memo, False
-        digest = feed["digest"]
+        digest = operation(feed)
     else:
-        digest = payload(e, Retracted)["digest"]
+        digest = operation(payload(e, Retracted))
     up = next((n for known, n in memo if known == digest), 0)
     rest = tuple(pair for pair in memo if pair[0] != digest)
     up += 1 if e.kind is Kind.FEED else -1
@@ -68,7 +72,7 @@ def why(trace: Trace, index: int) -> str:
     feeds = [payload(x, Feed) for x in trace.events[:index] if x.kind is Kind.FEED]
     up = [
         str(f["post"]) for f in feeds
-        if f["answer"] == "applied" and f["digest"] == d["digest"] and f["post"] not in gone
+        if f["answer"] == "applied" and operation(f) == operation(d) and f["post"] not in gone
     ]  # fmt: skip
     return f"the feed now shows {d['post']} and {', '.join(up)} for {d['digest']}, and nothing retracted the extra copy"
 
@@ -80,7 +84,7 @@ PROPERTY = register(Property(
     monitor=MONITOR,
     why=why,
     guard=GUARDS["key"],
-    unless=(NO_IDEMPOTENCY, KEY_EXPIRY),
+    unless=(NO_IDEMPOTENCY, KEY_EXPIRY, WORKFLOW_RECEIVER, WORKFLOW_RETENTION),
     hazard=HAZARD,
     article=False,
     applies=not_the_article_feed,

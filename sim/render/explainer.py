@@ -272,6 +272,8 @@ def presets() -> list[dict[str, Any]]:
             if name not in SWEPT and getattr(s.switches, name) is not getattr(default, name)
         ]
         outside += [f"{name}={value}" for name, value in s.switches.knobs.pairs]  # knobs: beyond the 864
+        if s.workflow is not None and not s.workflow.is_article:  # another pipeline than the article's
+            outside.insert(0, f"workflow={s.workflow.name}")
         if s.overrides:
             outside.append("a schedule of its own")
         out.append({

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
 
-from sim.model.events import EVENT_KINDS, Computed, calls_words, computed_extras, narrate, payload, phrase, stale, write
+from sim.model.events import Computed, calls_words, computed_extras, narrate, payload, phrase, stale, subject_of, write
 from sim.properties.outcome import Outcome, encoded
 from sim.engine.trace import Event, Kind, Trace
 
@@ -70,7 +70,7 @@ def table_line(cells: Sequence[str], widths: Sequence[int], right: Sequence[bool
 
 def brief(event: Event, trace: Trace) -> tuple[str, str]:
     """(subject, phrase): the event in a few words, for the per-tick story."""
-    subject = EVENT_KINDS[event.kind].subject
+    subject = subject_of(event)
     if subject is None:
         subject = f"#{event.attempt}" if event.attempt is not None else ""
     return subject, phrase(event, trace.versions)

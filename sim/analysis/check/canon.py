@@ -135,7 +135,7 @@ def accepted(verdict: tuple[bool, int] | None, a: AttemptState, now: Now) -> boo
 
 
 def remembered(keys: tuple[tuple[str, str, str, int], ...], f: Feed, now: Now) -> Any:
-    retention = now.setup.retention
+    retention = f.retention
     if retention is None:
         return tuple((k, params, post) for k, params, post, _ in keys)
     t = now.t
