@@ -32,7 +32,7 @@ from sim.cli import cli
 from sim.commands.common import load_scenario
 from sim.engine.records import knows
 from sim.engine.state import State, Status
-from sim.model.events import Accepted, Feed, Lost, Newsletter, Refused, ReportChanged, payload, write
+from sim.model.events import Accepted, Computed, Feed, Lost, Newsletter, Refused, ReportChanged, operation, payload, write
 from sim.model.faults import DuplicateDelivery, PosterPause, Silence, StorageLoss
 from sim.properties.outcome import outcome
 from sim.properties import PROPERTIES, Seen
@@ -318,18 +318,20 @@ def event_figures(trace: Trace) -> dict[str, Any]:
     first: tuple[int, str] | None = None
     confirmed: dict[str, int] = {}
     letter = None
+    setup = trace.states[0].setup  # the run's effects: the artifact is confirmed once its last one is
+    last = setup.receivers[-1].name if setup.named else None
     for e in trace.events:
         if e.kind is Kind.ADMITTED:
             admitted += 1
         elif e.kind is Kind.COMPUTED:
-            calls[(e.attempt or 0) - 1] += 1
+            calls[(e.attempt or 0) - 1] += payload(e, Computed).get("calls", 1)
         elif e.kind is Kind.RESTORED:
             restored += 1
         elif e.kind is Kind.WRITE:
             w = write(e)
             if (e.attempt or 0) < admitted:
                 stale[w["applied"]] += 1
-            if w["store"] == "effect" and w["record"] == "confirmed" and w["applied"]:
+            if w["store"] == "effect" and w["record"] == "confirmed" and w["applied"] and w.get("effect") == last:
                 confirmed.setdefault(w["digest"], e.tick)
         elif e.kind is Kind.FEED and payload(e, Feed)["answer"] == "applied":
             posts += 1
@@ -378,7 +380,7 @@ class Told:
             self.accepted_for.add(self.content)
             self.accepted.add(self.latest_accepted)
         elif e.kind is Kind.FEED and payload(e, Feed)["answer"] == "applied":
-            self.applied.add(payload(e, Feed)["digest"])
+            self.applied.add(operation(payload(e, Feed)))
         elif e.kind is Kind.REPORT_CHANGED:
             self.content = tuple(payload(e, ReportChanged)["content"])
         elif e.kind is Kind.NEWSLETTER and self.started < 0:
@@ -398,8 +400,8 @@ class Told:
             "wrong-acceptance": lambda: self.built.get(digest) != self.content,
             "two-acceptances": lambda: self.content in self.accepted_for,
             "stale-write": lambda: (e.attempt or 0) < self.admitted,
-            "duplicate-effect": lambda: payload(e, Feed)["digest"] in self.applied,
-            "uncorrected-duplicate": lambda: payload(e, Feed)["digest"] in self.applied,
+            "duplicate-effect": lambda: operation(payload(e, Feed)) in self.applied,
+            "uncorrected-duplicate": lambda: operation(payload(e, Feed)) in self.applied,
             "faithful-digest": lambda: "truth" in payload(e, Accepted),
         }[name]()
 

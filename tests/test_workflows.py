@@ -271,8 +271,9 @@ def test_the_tutorial_commands_run(tmp_path: Path, capsys: pytest.CaptureFixture
 def runnable(draw: st.DrawFn) -> Workflow:
     """A workflow of a shape this version's engine runs: one or two inputs of parts, 2..10
     steps each reading some parts and some earlier steps (a DAG), the figure a part some step
-    reads, one effect (dedup, kept for ever or for a drawn number of ticks, or no key; with or
-    without a correction), one dependant ready at a drawn tick."""
+    reads, one to three effects in order (each dedup, kept for ever or for a drawn number of
+    ticks, no key or read-back; with or without a correction), one or two dependants ready at
+    drawn ticks."""
     inputs = tuple(Input(f"in{k}", tuple(f"p{i}" for i in range(draw(st.integers(1, 4)))))
                    for k in range(draw(st.integers(1, 2))))  # fmt: skip
     parts = [f"{i.name}.{p}" for i in inputs for p in i.parts]
@@ -282,19 +283,22 @@ def runnable(draw: st.DrawFn) -> Workflow:
         earlier = draw(st.lists(st.sampled_from([f"t{j}" for j in range(i)]), max_size=2, unique=True)) if i else []
         steps.append(Step(f"t{i}", tuple(reads + earlier)))
     figure = draw(st.sampled_from(sorted({r for s in steps for r in s.reads if "." in r})))
-    receiver = draw(st.sampled_from(["dedup", "no-key"]))
-    retention = draw(st.one_of(st.none(), st.integers(1, 30))) if receiver == "dedup" else None
-    effect = Effect("e", receiver, retention, draw(st.booleans()))
+    effects = []
+    for k in range(draw(st.integers(1, 3))):
+        receiver = draw(st.sampled_from(["dedup", "no-key", "read-back"]))
+        retention = draw(st.one_of(st.none(), st.integers(1, 30))) if receiver == "dedup" else None
+        effects.append(Effect(f"e{k}", receiver, retention, draw(st.booleans())))
+    dependants = tuple(Dependant(f"d{k}", draw(st.integers(0, 40))) for k in range(draw(st.integers(1, 2))))
     return Workflow("drawn", "drawn", inputs, tuple(steps),
                     Artifact("a", tuple(s.name for s in steps), figure, draw(st.sampled_from(["form", "figures"]))),
-                    (effect,), (Dependant("d", draw(st.integers(0, 40))),), "drawn.toml")  # fmt: skip
+                    tuple(effects), dependants, "drawn.toml")  # fmt: skip
 
 
 def _broken(wf: Workflow, **settings: str) -> set[str]:
     """The safety properties broken in any of the worked example's runs of `wf` (every event
     combination, both checkpoint modes) under these protection settings."""
     from sim.model.schedule import worked_example
-    from sim.model.workflow import knobs_of
+    from sim.model.workflow import workflow_switches
     from sim.properties import SAFETY
     from sim.run import simulate
 
@@ -302,7 +306,7 @@ def _broken(wf: Workflow, **settings: str) -> set[str]:
     for s in COMBINATIONS:
         if any(getattr(s, k).value != v for k, v in settings.items()):
             continue
-        _, result = simulate(s.with_values(knobs_of(wf)), worked_example(s, wf))
+        _, result = simulate(workflow_switches(wf, base=s), worked_example(s, wf))
         broken |= set(result.broken) & {p.name for p in SAFETY}
     return broken
 
@@ -314,12 +318,12 @@ ALL_ON = {"fencing": "on", "pins": "on", "key": "per-operation", "rule": "curren
 @given(runnable())
 def test_all_four_protections_hold_at_a_receiver_that_keeps_its_keys(wf: Workflow) -> None:
     """With fencing, pins, the per-operation key and the strict rule all on, a workflow whose
-    receiver deduplicates for the whole run breaks no safety property in any of its worked
-    example's runs; a receiver without keys, or one that forgets them, may break only what a
-    key would have prevented (a duplicate effect, and whether it was corrected)."""
+    receivers each deduplicate for the whole run or read back breaks no safety property in any
+    of its worked example's runs; a receiver without keys, or one that forgets them, may break
+    only what a key would have prevented (a duplicate effect, and whether it was corrected)."""
     check(wf)
     broken = _broken(wf, **ALL_ON)
-    if wf.effects[0].receiver == "dedup" and wf.effects[0].retention is None:
+    if all(e.receiver == "read-back" or (e.receiver == "dedup" and e.retention is None) for e in wf.effects):
         assert broken == set(), broken
     else:
         assert broken <= {"duplicate-effect", "uncorrected-duplicate"}, broken
@@ -701,3 +705,44 @@ def test_the_shipped_release_notes_is_the_tutorials() -> None:
     own = re.search(r"```toml release-notes.toml\n(.*?)```", doc, re.DOTALL)
     shipped = (Path(__file__).parent.parent / "workflows" / "release-notes.toml").read_text(encoding="utf-8")
     assert own is not None and "\n".join(l for l in shipped.splitlines() if not l.startswith("#")) + "\n" == own.group(1)
+
+
+@pytest.mark.parametrize(("receiver", "posts", "broken"), [("read-back", 1, ()), ("no-key", 2, ("duplicate-effect",))])
+def test_a_read_back_receiver_is_asked_before_a_resend(receiver: str, posts: int, broken: tuple[str, ...]) -> None:
+    """The poster dies after its send; its successor inherits the effect. A read-back receiver
+    answers that it applied the post, so nothing is sent again; the same receiver without
+    read-back applies the resend: the verdict tells the two apart."""
+    from sim.model.workflow import workflow_switches
+    from sim.run import simulate
+
+    wf = Workflow("rb", "rb", (Input("in", ("a", "b")),), (Step("x", ("in.a",)), Step("y", ("in.b", "x"))),
+                  Artifact("art", ("x", "y"), "in.a"), (Effect("ticket", receiver),), (Dependant("d", 12),),
+                  "rb.toml")  # fmt: skip
+    s = COMBINATIONS[0]
+    trace, result = simulate(workflow_switches(wf, base=s), worked_example(s, wf))
+    answers = [e.detail["answer"] for e in trace.events if e.kind.value == "feed"]
+    assert result.posts_applied == posts and tuple(b for b in result.broken if b == "duplicate-effect") == broken
+    assert ("found" in answers) == (receiver == "read-back")
+
+
+def test_effects_go_in_order_one_a_tick_and_each_dependant_starts_by_its_own_rule() -> None:
+    """code-change: the pull request, then the chat message a tick later, the attempt done after
+    the last; research-brief's archive takes the latest finished brief by its own rule even when
+    the rule switch says current-accepted."""
+    from sim.model.workflow import workflow_switches
+    from sim.engine.trace import Kind
+    from sim.model.events import payload, Sent, Newsletter
+    from sim.run import simulate
+
+    s = COMBINATIONS[0]
+    wf = files.load("code-change")
+    trace, _ = simulate(workflow_switches(wf, base=s), worked_example(s, wf))
+    sent = [(e.tick, payload(e, Sent)["effect"]) for e in trace.events if e.kind is Kind.SENT]
+    assert [name for _, name in sent] == ["open-pull-request", "open-pull-request", "post-in-chat"]
+    assert sent[-1][0] == sent[-2][0] + 1
+    wf = files.load("research-brief")
+    trace, _ = simulate(workflow_switches(wf, base=s), worked_example(s, wf))
+    started = {payload(e, Newsletter)["dependant"]: e.tick for e in trace.events if e.kind is Kind.NEWSLETTER}
+    assert started == {"weekly-digest": 16, "archive": 24}
+    state = trace.state_at(trace.last_tick)
+    assert [d.rule.value for d in state.setup.dependants] == ["current-accepted", "latest-finished"]
