@@ -204,7 +204,7 @@ def test_the_chat_summary_needs_what_no_key_can_give(tmp_path: Path, capsys: pyt
     doc = json.loads(capsys.readouterr().out)
     assert len(doc["runs"]) == 864
     assert sorted(p.name for p in (tmp_path / "workflows" / "chat-summary").iterdir()) == [
-        "sweep-map.svg", "sweep.csv", "sweep.json", "sweep.md"]
+        "explainer.html", "sweep-map.svg", "sweep.csv", "sweep.json", "sweep.md"]
 
 
 def test_the_digest_workflow_sweeps_as_the_built_in(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -162,7 +162,7 @@ def sweep(workers: int, as_json: bool, out: Path, profile: str | None, sets: tup
     (no reports are written).
 
     With --workflow NAME|FILE: the 864 runs of that workflow's worked example; its reports go
-    to OUT/workflows/NAME/ (the data reports: sweep.json, sweep.csv, sweep.md, sweep-map.svg).
+    to OUT/workflows/NAME/ (sweep.json, sweep.csv, sweep.md, sweep-map.svg and its explainer.html).
     """
     if profile is not None:
         return _profile_sweep(profile, sets, as_json, _workflow_of(workflow)[0])
@@ -192,9 +192,8 @@ def sweep(workers: int, as_json: bool, out: Path, profile: str | None, sets: tup
     return 0
 
 
-#: the reports of a workflow's sweep: the data, not the article's explainer page (its words are
-#: the article's pipeline's)
-WORKFLOW_REPORTS = ("sweep.json", "sweep.csv", "sweep-map.svg", "sweep.md")
+#: the reports of a workflow's sweep: the data and its own explainer page
+WORKFLOW_REPORTS = ("sweep.json", "sweep.csv", "sweep-map.svg", "sweep.md", "explainer.html")
 
 
 def _workflow_of(name: str | None) -> tuple[Workflow | None, list[str]]:

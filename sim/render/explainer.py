@@ -25,8 +25,9 @@ The page is deterministic to the byte: fixed order, no timestamps, no paths.
 from __future__ import annotations
 
 import html
+import json
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sim import scenario as scenarios
 from sim.model.cases import CASES, runs_with
@@ -50,6 +51,9 @@ from sim.run import run_scenario
 from sim.model.schedule import EXAMPLE_CHANGE_TICK, EXAMPLE_SILENCE_TICK, EXAMPLE_WAKE_TICK
 from sim.model.switches import PROTECTIONS, SWEPT, SWITCHES, Change, Switches
 
+if TYPE_CHECKING:  # a workflow's module only for a workflow's page
+    from sim.model.workflow import Workflow
+
 Document = dict[str, Any]
 
 #: format version of the embedded data (bump when the encoding changes).
@@ -72,10 +76,40 @@ SWITCH_TEXT: dict[str, tuple[str, str]] = {
     "key": ("Post key", "The announcement's idempotency key at the feed."),
 }  # fmt: skip
 
-def caveat(switches: dict[str, str], invariant: str) -> str | None:
+def caveat(switches: dict[str, str], invariant: str, workflow: Workflow | None = None) -> str | None:
     """Why `invariant`'s usual guard would not hold it under these switches even switched on
-    (None when it would): the clause the verdict adds (`Property.caveat`)."""
-    return BY_NAME[invariant].caveat(Switches().with_values(switches))
+    (None when it would), on the article's pipeline or a workflow: the clause the verdict adds
+    (`Property.caveat`)."""
+    return BY_NAME[invariant].caveat(_switches(switches, workflow))
+
+
+def _switches(values: dict[str, str], workflow: Workflow | None) -> Switches:
+    """A run's switches from their spellings, with the workflow's effects and dependants."""
+    if workflow is None:
+        return Switches().with_values(values)
+    from sim.model.workflow import on_workflow
+
+    return on_workflow(Switches().with_values(values), workflow)
+
+
+def switch_text(workflow: Workflow | None) -> dict[str, tuple[str, str]]:
+    """The radio groups' headings and words: the article's, or with a workflow's own ticks and
+    names for the switches that place its faults (`sim.model.workflow.example_faults`)."""
+    if workflow is None:
+        return SWITCH_TEXT
+    from sim.model.workflow import example_faults
+
+    ex = example_faults(workflow)
+    first = workflow.effects[0].name
+    return {**SWITCH_TEXT,
+            "silent": ("Silent worker", f"#1 falls silent at t{ex.silent_tick} (at {ex.silent_step}); paused wakes at "
+                       f"t{ex.wake_tick}, crashed never does."),
+            "change": ("Input change", f"{ex.changed} changes at t{ex.change_ticks[0]} (outage), never, or at "
+                       f"t{ex.change_ticks[1]}."),
+            "rule": ("Dependant rule", "Which artifact a dependant without a rule of its own may start on."),
+            "post_death": ("Posting worker dies", f"The first poster of {first} dies after sending, before the answer."),
+            "key": ("Effect key", "Each effect's idempotency key at its receiver."),
+            }  # fmt: skip
 
 
 def _guard_of(invariant: str) -> str:
@@ -88,8 +122,10 @@ class _Encoder(LaneEncoder):
     """The page's interning tables, and a run's parts encoded into them: invariants and
     protections by their index in the summary, switch values by their index in the order."""
 
-    def __init__(self, summary: dict[str, Any], first_outcome: dict[str, Any], values: dict[str, list[str]]) -> None:
+    def __init__(self, summary: dict[str, Any], first_outcome: dict[str, Any], values: dict[str, list[str]],
+                 workflow: Workflow | None = None) -> None:  # fmt: skip
         super().__init__({name: i for i, name in enumerate(summary["invariants"])})
+        self.workflow = workflow
         self.prot = {name: i for i, name in enumerate(summary["protections"])}
         self.values = values
         self.fields = list(first_outcome)
@@ -132,7 +168,7 @@ class _Encoder(LaneEncoder):
         broken = run["needed"]["prevented_by"]
         if not broken:
             return prevented
-        switches = Switches().with_values(run["switches"])  # read once for all its caveats
+        switches = _switches(run["switches"], self.workflow)  # read once for all its caveats
         for name, by in broken.items():
             entry: list[Any] = [self.inv[name], [[self.prot[b["protection"]], b["run"]] for b in by]]
             why_not = BY_NAME[name].caveat(switches)  # `caveat`, for the switches read above
@@ -174,9 +210,11 @@ def case_views() -> list[tuple[int, list[CaseView]]]:
     return out
 
 
-def encode(doc: Document, grids: Sequence[Grid], cases: Sequence[tuple[int, list[CaseView]]] = ()) -> dict[str, Any]:
+def encode(doc: Document, grids: Sequence[Grid], cases: Sequence[tuple[int, list[CaseView]]] = (),
+           workflow: Workflow | None = None) -> dict[str, Any]:  # fmt: skip
     """The page's data: the sweep document and each run's grid, interned into tables, and
-    the cases beyond the article's model with their scenarios' grids."""
+    the cases beyond the article's model with their scenarios' grids; for a workflow's sweep,
+    its named scenarios as the presets and its effects in each caveat."""
     runs = doc["runs"]
     if len(grids) != len(runs):
         raise ValueError(f"explainer: {len(runs)} runs but {len(grids)} grids")
@@ -184,14 +222,14 @@ def encode(doc: Document, grids: Sequence[Grid], cases: Sequence[tuple[int, list
     order = list(summary["order"])
     values = {name: [m.value for m in SWITCHES[name]] for name in order}
     fixed = {k: v for k, v in runs[0]["switches"].items() if k not in order}
-    encoder = _Encoder(summary, runs[0]["outcome"], values)
+    encoder = _Encoder(summary, runs[0]["outcome"], values, workflow)
+    beyond = [name for name in properties.NAMES if name not in encoder.inv]  # invariants beyond the article
+    for name in beyond:  # a workflow's runs may break them (its receivers are not the article's feed)
+        encoder.inv[name] = len(encoder.inv)
     encoded_runs = []
     for position, (run, grid) in enumerate(zip(runs, grids)):
         _check_run(position, run, order, fixed)
         encoded_runs.append(encoder.run(run, grid))
-    beyond = [name for name in properties.NAMES if name not in encoder.inv]  # invariants beyond the article
-    for name in beyond:
-        encoder.inv[name] = len(encoder.inv)
     encoded_cases = [
         [number, [[name, label, list(broken), encoder.grid(grid)] for name, label, broken, grid in views]]
         for number, views in cases
@@ -209,7 +247,7 @@ def encode(doc: Document, grids: Sequence[Grid], cases: Sequence[tuple[int, list
         "outcome_nested": encoder.nested,
         **encoder.tables(),
         "runs": encoded_runs,
-        "presets": presets(),
+        "presets": presets(workflow),
         "profiles": profiles(),
         "invariants_beyond": beyond,
         "cases": encoded_cases,
@@ -258,11 +296,18 @@ def decode(data: dict[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
-def presets() -> list[dict[str, Any]]:
+def presets(workflow: Workflow | None = None) -> list[dict[str, Any]]:
     """The named scenarios whose run is one of the 864 (switches only, gate fail-open, the
-    worked example's schedule), article scenarios first; the others with the reason."""
+    worked example's schedule), article scenarios first; the others with the reason. For a
+    workflow's page, the named scenarios of that workflow."""
     default = Switches()
     loaded = [scenarios.load(name) for name in scenarios.names()]
+    own: set[tuple[str, str]] = set()  # a workflow's own settings are its page's runs', not beyond them
+    if workflow is not None:
+        from sim.model.workflow import knobs_of
+
+        loaded = [s for s in loaded if s.workflow is not None and s.workflow.reference == workflow.reference]
+        own = set(knobs_of(workflow).items())
     loaded.sort(key=lambda s: (ARTICLE.index(s.name) if s.name in ARTICLE else len(ARTICLE), s.name))
     out = []
     for s in loaded:
@@ -271,8 +316,8 @@ def presets() -> list[dict[str, Any]]:
             for name in SWITCHES
             if name not in SWEPT and getattr(s.switches, name) is not getattr(default, name)
         ]
-        outside += [f"{name}={value}" for name, value in s.switches.knobs.pairs]  # knobs: beyond the 864
-        if s.workflow is not None and not s.workflow.is_article:  # another pipeline than the article's
+        outside += [f"{name}={value}" for name, value in s.switches.knobs.pairs if (name, value) not in own]  # knobs
+        if s.workflow is not None and not s.workflow.is_article and workflow is None:  # another pipeline
             outside.insert(0, f"workflow={s.workflow.name}")
         if s.overrides:
             outside.append("a schedule of its own")
@@ -311,10 +356,11 @@ def _profiles(data: dict[str, Any]) -> str:
 
 
 # -- the page ------------------------------------------------------------------------------
-def _controls(data: dict[str, Any]) -> str:
+def _controls(data: dict[str, Any], workflow: Workflow | None = None) -> str:
     parts = []
+    words = switch_text(workflow)
     for name, vals in data["order"]:
-        heading, what = SWITCH_TEXT.get(name, (name, ""))
+        heading, what = words.get(name, (name, ""))
         on = PROTECTIONS.get(name)
         tag = ' <span class="tag">protection</span>' if on is not None else ""
         radios = []
@@ -391,10 +437,19 @@ def _cases(data: dict[str, Any]) -> str:
 
 def render_explainer(doc: Document, grids: Sequence[Grid]) -> str:
     """The page's text, from the sweep document and each run's grid (in run order), and
-    the cases beyond the article's model (their scenarios run here)."""
-    data = encode(doc, grids, case_views())
+    the cases beyond the article's model (their scenarios run here). A workflow's sweep (its
+    summary names the workflow) gets the workflow's page: its name and description, its own
+    fault ticks in the switches' words, its named scenarios, replay commands with
+    `--workflow`, and no cases section (`workflow_page`)."""
+    reference = doc["summary"].get("workflow_reference")
+    workflow = None
+    if reference is not None:
+        from sim.workflow import load
+
+        workflow = load(reference)
+    data = encode(doc, grids, case_views() if workflow is None else (), workflow)
     totals = data["totals"]
-    page = _PAGE
+    page, script = (_PAGE, _JS) if workflow is None else workflow_page(workflow, reference)
     for key, value in (
         ("@@CSS@@", _CSS + class_css()),
         ("@@RUNS@@", str(totals["runs"])),
@@ -404,13 +459,46 @@ def render_explainer(doc: Document, grids: Sequence[Grid]) -> str:
         ("@@PROFILES@@", _profiles(data)),
         ("@@CASES@@", _cases(data)),
         ("@@MAP@@", overview.render_svg(overview.build(doc), standalone=False)),
-        ("@@CONTROLS@@", _controls(data)),
-        ("@@JS@@", _JS),
+        ("@@CONTROLS@@", _controls(data, workflow)),
+        ("@@JS@@", script),
         ("@@DATA@@", json_for_script(data)),
     ):
         page = page.replace(key, value)
     return page
 
+
+
+#: the replay command the page's script builds for a run (a workflow's page names the workflow),
+#: and the page's name in the window title it sets
+_REPLAY = '["sim trace main"]'
+_TITLE = '" \\u2014 One task, three interruptions"'
+
+
+def workflow_page(workflow: Workflow, reference: str) -> tuple[str, str]:
+    """The page and its script for a workflow's sweep: the article's page with the workflow's
+    title, lead and replay commands, and without the article's section on the cases beyond
+    its model (each replaced piece is checked to be there, so the template cannot drift)."""
+    name, words = html.escape(workflow.name), html.escape(" ".join(workflow.description.split()))
+    command = f"sim trace main --workflow {reference}"
+    pieces = (
+        ("<title>One task, three interruptions: the @@RUNS@@ runs of the worked example</title>",
+         f"<title>{name}: the @@RUNS@@ runs of its worked example</title>"),
+        ("<h1>One task, three interruptions</h1>", f"<h1>Your own workflow: {name}</h1>"),
+        ("The worked example of &ldquo;Saved, Accepted, Safe to Use: How Work Survives a Restart&rdquo;,\nrun by",
+         f"{words} The worked example&rsquo;s faults placed on this workflow by its rule (docs/workflows.md),\nrun by"),
+        ("<code>sim trace main</code> draws a run in a terminal.", f"<code>{html.escape(command)}</code> draws a run "
+                                                                   "in a terminal."),
+    )  # fmt: skip
+    page = _PAGE
+    for old, new in pieces:
+        if old not in page:
+            raise AssertionError(f"explainer template: {old!r} is gone")
+        page = page.replace(old, new)
+    start, end = page.index('<section class="beyond"'), page.index('<div class="status"')
+    if _REPLAY not in _JS or _TITLE not in _JS:
+        raise AssertionError("explainer script: the replay command or the title is gone")
+    script = _JS.replace(_REPLAY, json.dumps([command])).replace(_TITLE, json.dumps(f" \u2014 {workflow.name}"))
+    return page[:start] + page[end:], script
 
 
 _CSS = """
