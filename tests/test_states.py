@@ -176,16 +176,19 @@ def disagreements(trace: Trace, page_states: list[Any]) -> Iterator[str]:
 def grid_disagreements(trace: Trace, grid: grids.Grid) -> Iterator[str]:
     """Each tick where the swimlane's feed row shows "?" (intended, unconfirmed) and the engine
     holds no intent through the tick, or holds one through the tick and the row shows nothing."""
-    feed = grid.row("feed")
-    assert feed is not None
-    for tick in range(1, trace.last_tick + 1):
-        held = [d for d, record in trace.state_at(tick - 1).effects if record == "intent"]
-        held = [d for d in held if (d, "intent") in trace.state_at(tick).effects]
-        cell = feed.cells[tick]
-        if cell.text == "?" and not held:
-            yield f"t{tick} swimlane: ? with no intent held through the tick"
-        if cell.text == "" and held:
-            yield f"t{tick} swimlane: nothing shown while the engine holds the intent of {held}"
+    rows = [r for r in grid.rows if r.group == "feed"]  # each effect's row in a run with several
+    assert rows and (len(rows) == 1 or all(r.key.startswith("feed:") for r in rows))
+    names = [r.key.split(":", 1)[1] if ":" in r.key else "" for r in rows]
+    for feed, name in zip(rows, names):  # an effect record's key names its effect after the first
+        for tick in range(1, trace.last_tick + 1):
+            held = [d for d, record in trace.state_at(tick - 1).effects if record == "intent"]
+            held = [d for d in held if (d, "intent") in trace.state_at(tick).effects
+                    and (d.split("/", 1)[1] if "/" in d else names[0]) == name]  # fmt: skip
+            cell = feed.cells[tick]
+            if cell.text == "?" and not held:
+                yield f"t{tick} swimlane {feed.label}: ? with no intent held through the tick"
+            if cell.text == "" and held:
+                yield f"t{tick} swimlane {feed.label}: nothing shown while the engine holds the intent of {held}"
 
 
 def page_states(trace: Trace) -> list[Any]:

@@ -140,7 +140,8 @@ def row_keys(*grids: Grid) -> list[str]:
     keys: dict[str, tuple[int, int]] = {}
     for g in grids:
         for row in g.rows:
-            number = int(row.key.split(":")[1]) if ":" in row.key else 0
+            tail = row.key.split(":", 1)[1] if ":" in row.key else ""
+            number = int(tail) if tail.isdigit() else len(keys)  # a named row (a workflow's effect) in order
             keys.setdefault(row.key, (order[row.group], number))
     return sorted(keys, key=lambda k: keys[k])
 

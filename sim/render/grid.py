@@ -405,6 +405,10 @@ class _Builder:
         self.events = [(i, e) for i, e in enumerate(trace.events) if e.tick <= last]
         self.breaks = breaking_events(trace)  # the invariants' breaks (sim.properties)
         self.sections = trace.schedule.sections
+        setup = trace.states[0].setup
+        #: a run with several effects or dependants (a workflow's) has a row for each, named
+        self.effects = tuple(r.name for r in setup.receivers) if setup.named else ()
+        self.dependants = tuple((d.name, d.ready) for d in setup.dependants) if setup.named else ()
         # row key -> tick -> (marks, events, broke)
         self.cells: dict[str, dict[int, tuple[list[Mark], list[int], list[str]]]] = {}
         self.used: dict[str, tuple[str, str]] = {}  # legend key -> first (symbol, class) using it
@@ -452,8 +456,14 @@ class _Builder:
         for s in range(1, self.sections + 1):
             rows.append(self.row(f"journal:{s}", f"Journal s{s}", "journal"))
         rows.append(self.row("digest", "Digest", "digest"))
-        rows.append(self.row("feed", "Feed post", "feed"))
-        rows.append(self.row("newsletter", "Newsletter", "newsletter"))
+        if self.effects:  # a workflow's run with several effects or dependants: a row for each, named
+            rows += [self.row(f"feed:{name}", name, "feed") for name in self.effects]
+        else:
+            rows.append(self.row("feed", "Feed post", "feed"))
+        if self.dependants:
+            rows += [self.row(f"newsletter:{name}", name, "newsletter") for name, _ in self.dependants]
+        else:
+            rows.append(self.row("newsletter", "Newsletter", "newsletter"))
         legend = tuple(
             LegendEntry(key, group, *self.used[key], meaning)
             for key, (group, _, _, meaning) in LEGEND.items()
@@ -552,22 +562,17 @@ class _Builder:
             elif e.kind is Kind.REFUSED:
                 self.add("digest", t, Mark(f"✗{payload(e, Refused)['digest']}", "refused", "refused"), i)
             elif e.kind is Kind.FEED:
-                f = payload(e, Feed)
-                if f["answer"] == "applied":
-                    self.add("feed", t, Mark(f["post"] or "", "posted", "posted"), i, broke)
-                elif f["answer"] == "repeat":
-                    self.add("feed", t, Mark(f"={f['post']}", "repeat", "repeat"), i)
-                else:
-                    self.add("feed", t, Mark("✗P", "rejected", "feed-rejected"), i)
+                self.feed_mark(payload(e, Feed), i, t, broke)
             elif e.kind is Kind.SENT:
-                self.note("feed", t, i)
+                self.note(self.feed_row(e.detail), t, i)
             elif e.kind is Kind.EXPIRED:  # beyond the article's model: the key's retention ran out
-                self.add("feed", t, Mark("forgot", "rejected", "expired"), i)
+                self.add(self.feed_row(e.detail), t, Mark("forgot", "rejected", "expired"), i)
             elif e.kind is Kind.RETRACTED:  # beyond it: a correction retracts an earlier copy
-                self.add("feed", t, Mark(f"↶{payload(e, Retracted)['post']}", "refused", "retracted"), i)
+                self.add(self.feed_row(e.detail), t, Mark(f"↶{payload(e, Retracted)['post']}", "refused", "retracted"), i)
             elif e.kind is Kind.LOST:  # beyond the article's model: a store's records are gone
                 journal = [f"journal:{s}" for s in range(1, self.sections + 1)]
-                rows = {"acceptances": ["digest"], "effects": ["feed"]}.get(payload(e, Lost)["store"], journal)
+                feeds = [f"feed:{name}" for name in self.effects] or ["feed"]
+                rows = {"acceptances": ["digest"], "effects": feeds}.get(payload(e, Lost)["store"], journal)
                 for row in rows:
                     self.add(row, t, Mark("lost", "rejected", "lost"), i)
             elif e.kind is Kind.CONTROLLER_DOWN:  # beyond the article's model: a controller outage
@@ -578,14 +583,32 @@ class _Builder:
                 self.add("controller", t, Mark("up", "admitted", "controller-up"), i)
         self.unconfirmed()
 
+    def feed_row(self, detail: dict[str, Any]) -> str:
+        """The row of an effect's event: the one feed row, or its effect's in a run with several."""
+        effect = detail.get("effect")
+        return "feed" if effect is None else f"feed:{effect}"
+
+    def feed_mark(self, f: Feed, i: int, t: int, broke: tuple[str, ...]) -> None:
+        """A receiver's answer: the post applied, a repeat, a rejection, or what a read-back found."""
+        row, answer = self.feed_row(f), f["answer"]  # type: ignore[arg-type]
+        if answer == "applied":
+            self.add(row, t, Mark(f["post"] or "", "posted", "posted"), i, broke)
+        elif answer in ("repeat", "found"):  # a resend answered, or a read-back finding the post
+            self.add(row, t, Mark(f"={f['post']}", "repeat", "repeat"), i)
+        elif answer == "absent":  # a read-back finding nothing: the send that follows shows
+            self.note(row, t, i)
+        else:
+            self.add(row, t, Mark("✗P", "rejected", "feed-rejected"), i)
+
     def write_marks(self, w: AnyWrite, i: int, t: int, stale: bool, broke: tuple[str, ...]) -> None:
         """The marks of a protected write: its step records, its candidate or its effect record."""
         if w["store"] == "effect":
             symbol, legend = ("i", "intent") if w["record"] == "intent" else ("✓", "confirmed")
+            row = self.feed_row(w)  # type: ignore[arg-type]
             if not w["applied"]:
-                self.add("feed", t, Mark(f"✗{symbol}", "rejected", "intent-rejected"), i)
+                self.add(row, t, Mark(f"✗{symbol}", "rejected", "intent-rejected"), i)
             else:
-                self.add("feed", t, Mark(symbol, "stale" if stale else legend, legend), i, broke)
+                self.add(row, t, Mark(symbol, "stale" if stale else legend, legend), i, broke)
             return
         for step in w["steps"]:
             mark, why = self.journal_mark(step, w["applied"], i, stale)
@@ -600,25 +623,32 @@ class _Builder:
         """The effect lifecycle between its intent and its confirmation: in a tick that begins and
         ends with an effect record that is an intent (the engine's states at the end of the tick
         before and of this one), the effect is intended but unconfirmed, whatever the feed did;
-        an empty cell of the feed row then shows "?"."""
-        feed = self.cells.setdefault("feed", {})
+        an empty cell of the feed row then shows "?" (of its effect's row, in a run with several:
+        the record key names the effect after the first, `records.effect_key`)."""
         states = self.trace.state_at
         for t in range(1, self.last + 1):
             now = states(t).effects
-            if t not in feed and any(r == "intent" and (d, r) in now for d, r in states(t - 1).effects):
-                self.add("feed", t, Mark("?", "unknown", "unconfirmed"), None)
+            for d, r in states(t - 1).effects:
+                if r == "intent" and (d, r) in now:
+                    row = "feed" if not self.effects else f"feed:{d.split('/', 1)[1] if '/' in d else self.effects[0]}"
+                    if t not in self.cells.setdefault(row, {}):
+                        self.add(row, t, Mark("?", "unknown", "unconfirmed"), None)
 
     def newsletter(self) -> None:
-        ready = self.trace.schedule.newsletter_ready
-        start = None
-        for i, e in self.events:
-            if e.kind is Kind.NEWSLETTER:
-                start = e.tick
-                quote = payload(e, Newsletter)["quote"]
-                self.add("newsletter", e.tick, Mark(quote, "started", "newsletter"), i, self.breaks.get(i, ()))
-        end = self.last if start is None else start - 1
-        for t in range(ready, end + 1):
-            self.add("newsletter", t, Mark("·", "waiting", "newsletter-waiting"), None)
+        """Each dependant's row: waiting from its ready tick, then the figure it starts quoting
+        (the one newsletter row, or a row per dependant in a run with several)."""
+        rows: list[tuple[str, str | None, int]] = [(f"newsletter:{name}", name, ready) for name, ready in self.dependants]
+        rows = rows or [("newsletter", None, self.trace.schedule.newsletter_ready)]
+        for row, name, ready in rows:
+            start = None
+            for i, e in self.events:
+                if e.kind is Kind.NEWSLETTER and payload(e, Newsletter).get("dependant") == name:
+                    start = e.tick
+                    quote = payload(e, Newsletter)["quote"]
+                    self.add(row, e.tick, Mark(quote, "started", "newsletter"), i, self.breaks.get(i, ()))
+            end = self.last if start is None else start - 1
+            for t in range(ready, end + 1):
+                self.add(row, t, Mark("·", "waiting", "newsletter-waiting"), None)
 
     # -- violations ------------------------------------------------------------------------
     def violations(self) -> tuple[Violation, ...]:
