@@ -83,13 +83,20 @@ class Setting:
     horizon: int
     #: the constants of every schedule: the article's, or a drawn workflow's (`workflow_setting`)
     shape: Schedule = SETTING
-    #: the drawn workflow's own settings (its receiver's and assessor's knobs), under `values`
+    #: the drawn workflow's own settings (its assessor's knob), under `values`
     own: dict[str, str] = field(default_factory=dict, hash=False)
+    #: the drawn workflow, whose effects (each with its receiver) and dependants the switches carry
+    workflow: Any = field(default=None, hash=False)
 
     @property
     def switches(self) -> Switches:
         base = Switches() if self.profile is None else profile(self.profile).switches()
-        return base.with_values({**self.own, **self.values})
+        switches = base.with_values({**self.own, **self.values})
+        if self.workflow is None:
+            return switches
+        from sim.model.workflow import on_workflow
+
+        return on_workflow(switches, self.workflow)
 
     def command(self) -> str:
         """The `sim check` options that rerun it (the fault kinds are said apart: `--faults`
@@ -291,8 +298,9 @@ def test_the_search_merged_and_unmerged_and_the_enumerator_agree(setting: Settin
 @st.composite
 def on_workflows(draw: st.DrawFn) -> Setting:
     """A drawn setting on a drawn workflow of a shape the engine runs: 2..6 steps over one or two
-    inputs, each reading parts and earlier steps, the figure a part some step reads, one effect
-    (dedup, kept for ever or for a few ticks, or no key), one dependant ready at a drawn tick."""
+    inputs, each reading parts and earlier steps, the figure a part some step reads, one or two
+    effects (dedup, kept for ever or for a few ticks, no key, or read-back), one or two
+    dependants ready at drawn ticks."""
     from sim.model.workflow import Artifact, Dependant, Effect, Input, Step, Workflow, check, knobs_of
 
     inputs = tuple(Input(f"in{k}", tuple(f"p{i}" for i in range(draw(st.integers(1, 3)))))
@@ -302,15 +310,19 @@ def on_workflows(draw: st.DrawFn) -> Setting:
                                  + draw(st.lists(st.sampled_from([f"t{j}" for j in range(i)] or ["t0"]), max_size=1,
                                                  unique=True)) * (i > 0)))
              for i in range(draw(st.integers(2, 6)))]  # fmt: skip
-    receiver = draw(st.sampled_from(["dedup", "no-key"]))
-    effect = Effect("e", receiver, draw(st.none() | st.integers(1, 6)) if receiver == "dedup" else None)
+    effects = []
+    for k in range(draw(st.integers(1, 2))):
+        receiver = draw(st.sampled_from(["dedup", "no-key", "read-back"]))
+        effects.append(Effect(f"e{k}", receiver, draw(st.none() | st.integers(1, 6)) if receiver == "dedup" else None,
+                              draw(st.booleans())))  # fmt: skip
+    dependants = tuple(Dependant(f"d{k}", draw(st.integers(0, 14))) for k in range(draw(st.integers(1, 2))))
     wf = Workflow("drawn", "drawn", inputs, tuple(steps),
                   Artifact("a", tuple(s.name for s in steps), draw(st.sampled_from(sorted({r for s in steps for r in s.reads
                                                                                        if "." in r})))),
-                  (effect,), (Dependant("d", draw(st.integers(0, 14))),), "drawn.toml")  # fmt: skip
+                  tuple(effects), dependants, "drawn.toml")  # fmt: skip
     check(wf)
     base = draw(drawn(max_faults=2, horizon=7, kinds_at_most=3))
-    return replace(base, shape=workflow_setting(wf), own=knobs_of(wf))
+    return replace(base, shape=workflow_setting(wf), own=knobs_of(wf), workflow=wf)
 
 
 @settings(max_examples=60, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
