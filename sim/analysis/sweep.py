@@ -30,14 +30,13 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import gc
 import itertools
-from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from typing import TYPE_CHECKING, Any
 
+from sim.base.memory import collector_paused
 from sim.engine.run import run as run_engine
 from sim.properties.outcome import Outcome, outcome, what_happened
 from sim.properties import ARTICLE_NAMES as NAMES
@@ -183,21 +182,6 @@ def gate_subset_ids() -> tuple[int, ...]:
 SweepProgress = Callable[[int, int], None]  # (runs done, runs in all)
 
 
-@contextmanager
-def _gc_paused() -> Iterator[None]:
-    """No cyclic garbage collection while the runs are simulated in this process: the sweep
-    allocates many small objects and keeps most of them (outcomes, views), so collections
-    in between find little (measured: about 20% of the sweep's CPU time with grids, for some
-    18 MB more at the peak). The previous state is restored afterwards."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
-
-
 def simulate_all(
     workers: int = 1, progress: SweepProgress | None = None, view: View | None = None,
     workflow: Workflow | None = None,
@@ -226,7 +210,7 @@ def simulate_all(
                 progress(done, len(tasks))
 
     if workers == 1:
-        with _gc_paused():
+        with collector_paused():
             collect(simulate_chunk(chunk) for chunk in chunks)
     else:
         from sim.analysis.workers import pool as worker_pool  # the process pool only when it is used

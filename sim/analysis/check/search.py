@@ -371,10 +371,12 @@ class Search:
 
     # -- the whole search ---------------------------------------------------------------
     def run(self, frontier: dict[NodeKey, Node], t: int) -> Found:
-        """Search from the given level (its nodes, at tick t) until no node is left."""
-        while frontier:
-            frontier = self.level(frontier, t)
-            t += 1
+        """Search from the given level (its nodes, at tick t) until no node is left, with the
+        cyclic garbage collector paused (`memory.collector_paused`)."""
+        with memory.collector_paused():
+            while frontier:
+                frontier = self.level(frontier, t)
+                t += 1
         return self.found
 
 
