@@ -169,6 +169,7 @@ def draw_schedule(c: Choices, bounds: ExploreBounds = ExploreBounds()) -> Schedu
         newsletter_ready=newsletter_ready,
         figure=bounds.example.figure,
         calls=bounds.example.calls,
+        names=bounds.example.names,
     )
 
 

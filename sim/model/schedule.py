@@ -43,6 +43,9 @@ class Schedule:
     #: each step's model calls (a workflow's `calls`, `sim.model.workflow`); () for one each,
     #: as in the article; set by a workflow, not by a scenario file's [schedule]
     calls: tuple[int, ...] = ()
+    #: each step's name, in run order (a workflow's, `sim.model.workflow.order`), for the pages;
+    #: () for s1..sN, as in the article; set by a workflow, never read by the rules
+    names: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "faults", canonical(self.faults))
@@ -74,6 +77,8 @@ class Schedule:
             raise ScheduleError(f"sections: {self.sections} is outside 2..{MAX_SECTIONS}")
         if not 1 <= self.figure <= self.sections:
             raise ScheduleError(f"figure: step {self.figure} is outside 1..{self.sections}")
+        if self.names and len(self.names) != self.sections:
+            raise ScheduleError(f"names: {len(self.names)} step names for {self.sections} sections")
         if self.calls and (len(self.calls) != self.sections or any(not 0 <= c <= 8 for c in self.calls)):
             raise ScheduleError(f"calls: {list(self.calls)} is not one count 0..8 per section")
         if self.first_token < 0:
@@ -122,8 +127,9 @@ def worked_example(switches: Switches, workflow: Workflow | None = None) -> Sche
         ex = example_faults(workflow)
         silence, wake_tick, changed = ex.silent_tick, ex.wake_tick, shape.changed
         changes = {Change.DURING: ex.change_ticks[0], Change.AFTER: ex.change_ticks[1]}
+        plain = shape.steps == tuple(f"s{i + 1}" for i in range(shape.sections))  # the article's names
         base = Schedule(sections=shape.sections, newsletter_ready=shape.newsletter_ready, figure=shape.figure,
-                        calls=shape.calls)  # fmt: skip
+                        calls=shape.calls, names=() if plain else shape.steps)  # fmt: skip
     wake = wake_tick if switches.silent is Silent.PAUSED else None
     faults: list[Fault] = [Silence(attempt=1, at=silence, wake=wake)]
     change_tick = changes.get(switches.change)

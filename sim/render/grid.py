@@ -453,8 +453,9 @@ class _Builder:
             rows.append(self.row(f"attempt:{n}", f"#{n} T{token}", "attempts"))
         if "controller" in self.cells:  # only a run whose controller restarted has this row
             rows.append(self.row("controller", "Controller", "controller"))
+        names = self.trace.schedule.names  # a workflow's step names, in run order (s1.. otherwise)
         for s in range(1, self.sections + 1):
-            rows.append(self.row(f"journal:{s}", f"Journal s{s}", "journal"))
+            rows.append(self.row(f"journal:{s}", f"Journal {names[s - 1] if names else f's{s}'}", "journal"))
         rows.append(self.row("digest", "Digest", "digest"))
         if self.effects:  # a workflow's run with several effects or dependants: a row for each, named
             rows += [self.row(f"feed:{name}", name, "feed") for name in self.effects]
