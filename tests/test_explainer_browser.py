@@ -683,7 +683,7 @@ def test_keys_faster_than_the_page_draws_land_where_they_say(page: Any) -> None:
     assert page.evaluate("location.hash") == hash_of({"pins": "off", "checkpoints": "end-only"})
 
 
-@pytest.mark.parametrize("name", ["code-change", "research-brief"])
+@pytest.mark.parametrize("name", ["chat-summary", "release-notes", "code-change", "research-brief"])
 def test_a_workflows_page_shows_its_own_runs(browser: Any, name: str) -> None:
     """reports/workflows/NAME/explainer.html, written by `sim sweep --workflow NAME`: it opens on
     the workflow's run 1, flips to other runs of its own sweep.json, replays with --workflow,
@@ -701,7 +701,10 @@ def test_a_workflows_page_shows_its_own_runs(browser: Any, name: str) -> None:
         assert pg.inner_text("h1") == f"Your own workflow: {name}"
         assert pg.inner_text("#run-command") == f"sim trace main --workflow {name}"
         assert pg.query_selector("#beyond") is None
-        assert f"workflow-{name}" in pg.eval_on_selector_all(".preset-buttons button", "els => els.map(e => e.textContent)")
+        buttons = pg.eval_on_selector_all(".preset-buttons button", "els => els.map(e => e.textContent)")
+        listed = pg.text_content(".presets")  # a scenario with settings beyond the 864 is listed with them
+        assert any(b.startswith(f"workflow-{name}") for b in buttons) or f"workflow-{name}-" in listed
+        assert "workflow-chat-summary" not in buttons or name == "chat-summary"  # its own scenarios only
         for values in ({"key": "none"}, {"fencing": "off", "change": "after"}):
             flip_to(pg, values)
             check_outcome(pg, runs[run_id(Switches().with_values(values)) - 1], runs)
