@@ -149,12 +149,18 @@ def shown_page(items: list[list[list[str]]]) -> list[list[tuple[str, str]]]:
 
 
 def feed_words(s: State) -> dict[str, str]:
-    """What an effect's detail says is at the feed: the digest's posts still up."""
-    up: dict[str, list[str]] = {}
-    for post, digest in s.feed.posts:
-        if post not in s.feed.retracted:
-            up.setdefault(digest, []).append(post)
-    return {d: f"the feed has {', '.join(up[d])}" if d in up else "not at the feed" for d, _ in s.effects}
+    """What an effect's detail says is at its receiver: the digest's posts still up there (the
+    one feed; in a run with several effects, the effect's own receiver, named)."""
+    names = [r.name for r in s.setup.receivers]
+    out = {}
+    for key, _ in s.effects:
+        digest, _, name = key.partition("/")
+        feed = s.feeds[names.index(name) if name else 0]
+        up = [post for post, d in feed.posts if d == digest and post not in feed.retracted]
+        where = "the feed" if not s.setup.named else f"{name or names[0]}'s receiver"
+        what = f"announcement of {digest}" if not s.setup.named else f"{name or names[0]} of {digest}"
+        out[key] = f"{what}: " + (f"{where} has {', '.join(up)}" if up else f"not at {where}")
+    return out
 
 
 def disagreements(trace: Trace, page_states: list[Any]) -> Iterator[str]:
@@ -169,7 +175,7 @@ def disagreements(trace: Trace, page_states: list[Any]) -> Iterator[str]:
             yield f"t{tick} page: the engine has {expected_page(s)}, the page shows {shown_page(shown[2])}"
         words = feed_words(s)
         for key, _, detail, _ in shown[2][2]:
-            if not detail.startswith(f"announcement of {key}: {words[key]}"):
+            if not detail.startswith(words[key]):
                 yield f"t{tick} page: the effect of {key} says {detail!r}, the feed holds {words[key]!r}"
 
 

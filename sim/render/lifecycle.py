@@ -27,6 +27,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from sim.engine.records import effect_key
+from sim.engine.state import State
 from sim.model.events import Feed, payload, write
 from sim.render.shown import At, epoch, refusals, ticks, verdict
 from sim.engine.trace import Kind, Trace
@@ -118,30 +120,54 @@ def _artifacts(at: At) -> list[tuple[str, str, str]]:
     return out
 
 
+def effect_of(s: State, key: str) -> tuple[str, int]:
+    """An effect record's digest and effect (its index in `setup.receivers`): the record key
+    names the effect after the first (`records.effect_key`)."""
+    digest, _, name = key.partition("/")
+    return digest, [r.name for r in s.setup.receivers].index(name) if name else 0
+
+
+def effect_words(s: State, key: str) -> tuple[str, str]:
+    """What an effect record is called on the page, and what its receiver holds of it: the
+    article's "announcement of d2" and "the feed has P1"; in a run with several effects, the
+    effect's name and its own receiver."""
+    digest, i = effect_of(s, key)
+    feed = s.feeds[i]
+    up = [post for post, d in feed.posts if d == digest and post not in feed.retracted]
+    gone = [post for post, d in feed.posts if d == digest and post in feed.retracted]
+    name = s.setup.receivers[i].name
+    what, where = (f"{name} of {digest}", f"{name}'s receiver") if s.setup.named else (f"announcement of {digest}", "the feed")
+    held = f"{where} has {', '.join(up)}" if up else f"not at {where}"
+    return what, held + (f" ({', '.join(gone)} retracted)" if gone else "")
+
+
 def _this_tick(at: At) -> tuple[set[str], dict[str, str]]:
-    """What the tick did to effects: the digests whose intent it recorded, and the post the
-    feed applied (or, "=P1", answered a resend with) for each digest."""
+    """What the tick did to effects: the effect records whose intent it recorded, and the post
+    the receiver applied (or, "=P1", answered a resend with) for each, keyed as the effect
+    records are (`records.effect_key`)."""
     intended: set[str] = set()
     posted: dict[str, str] = {}
+    names = [r.name for r in at.state.setup.receivers]
     for e in at.events:
         if e.kind is Kind.WRITE:
             w = write(e)
             if w["store"] == "effect" and w["applied"] and w["record"] == "intent":
-                intended.add(w["digest"])
+                intended.add(_record_key(w["digest"], w.get("effect"), names))
         elif e.kind is Kind.FEED:
             p = payload(e, Feed)
             post = p["post"]
             if post is not None and p["answer"] in ("applied", "repeat"):
-                posted[p["digest"]] = post if p["answer"] == "applied" else f"={post}"
+                key = _record_key(p["digest"], p.get("effect"), names)
+                posted[key] = post if p["answer"] == "applied" else f"={post}"
     return intended, posted
 
 
+def _record_key(digest: str, effect: str | None, names: list[str]) -> str:
+    """The effect record key of an event's digest and effect (None: the run's one effect)."""
+    return effect_key(digest, 0 if effect is None else names.index(effect), effect or "")
+
+
 def _effects(at: At) -> list[tuple[str, str, str]]:
-    feed = at.state.feed
-    up: dict[str, list[str]] = {}
-    gone: dict[str, list[str]] = {}
-    for post, digest in feed.posts:
-        (gone if post in feed.retracted else up).setdefault(digest, []).append(post)
     intended_now, posted_now = _this_tick(at)
     out = []
     for d, record in sorted(at.state.effects):
@@ -153,10 +179,8 @@ def _effects(at: At) -> list[tuple[str, str, str]]:
             state = "intended"
         else:
             state = "unconfirmed"
-        at_feed = f"the feed has {', '.join(up[d])}" if d in up else "not at the feed"
-        if d in gone:
-            at_feed += f" ({', '.join(gone[d])} retracted)"
-        detail = f"announcement of {d}: {at_feed}"
+        what, held = effect_words(at.state, d)
+        detail = f"{what}: {held}"
         if d in posted_now and posted_now[d].startswith("="):
             detail += f" (a resend answered with {posted_now[d][1:]})"
         out.append((d, state, detail))
