@@ -189,11 +189,12 @@ def from_data(data: dict[str, Any], source: str, name: str, check_expect: bool =
         except SimError as exc:
             raise ScenarioError(str(exc)) from None
     workflow = _workflow(data, source)
-    switches = Switches().with_values({**_knobs_of(workflow), **raw_switches})
-    if workflow is not None:
-        from sim.model.workflow import on_workflow
+    if workflow is None:
+        switches = Switches().with_values(raw_switches)
+    else:
+        from sim.model.workflow import workflow_switches  # only for a file that names a workflow
 
-        switches = on_workflow(switches, workflow)
+        switches = workflow_switches(workflow, raw_switches)
     overrides = _table(data, "schedule", source)
     build_schedule(switches, overrides, source, workflow)  # validate now, with the file's name
     expect = _table(data, "expect", source)
@@ -201,14 +202,6 @@ def from_data(data: dict[str, Any], source: str, name: str, check_expect: bool =
         _check_expect(expect, source)
     return Scenario(name, description.strip(), switches, overrides, expect, source, workflow,
                     own_switches=dict(raw_switches))  # fmt: skip
-
-
-def _knobs_of(workflow: Workflow | None) -> dict[str, str]:
-    if workflow is None:
-        return {}
-    from sim.model.workflow import knobs_of
-
-    return knobs_of(workflow)
 
 
 def _workflow(data: dict[str, Any], source: str) -> Workflow | None:

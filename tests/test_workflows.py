@@ -746,3 +746,25 @@ def test_effects_go_in_order_one_a_tick_and_each_dependant_starts_by_its_own_rul
     assert started == {"weekly-digest": 16, "archive": 24}
     state = trace.state_at(trace.last_tick)
     assert [d.rule.value for d in state.setup.dependants] == ["current-accepted", "latest-finished"]
+
+
+def test_a_workflows_own_receivers_and_rules_are_why_a_protection_on_does_not_hold() -> None:
+    """The guard verdicts read the workflow's shape: with every protection on, code-change's
+    chat (no key) leaves duplicate-effect unguarded and its rule switch still guards
+    misused-dependant; research-brief's archive (its own latest-finished rule) leaves
+    misused-dependant unguarded; the article's feed and newsletter leave both guarded."""
+    from sim import properties
+    from sim.model.switches import Switches
+    from sim.model.workflow import workflow_switches
+
+    article = Switches()
+    code, brief = (workflow_switches(files.load(n)) for n in ("code-change", "research-brief"))
+    assert properties.guarded(article, "duplicate-effect") and properties.guarded(article, "misused-dependant")
+    assert not properties.guarded(code, "duplicate-effect") and properties.guarded(code, "misused-dependant")
+    assert properties.unguarded_by(code, "duplicate-effect") == (
+        "a receiver of the workflow does not deduplicate (no-key or read-back)")
+    assert not properties.guarded(brief, "misused-dependant")
+    assert properties.unguarded_by(brief, "misused-dependant") == (
+        "a dependant takes the artifact by its own weaker rule (a workflow's)")
+    notes = workflow_switches(files.load("release-notes"))  # a dedup service that forgets keys after 6 ticks
+    assert properties.unguarded_by(notes, "duplicate-effect") == "a receiver of the workflow forgets keys (a finite retention)"

@@ -141,17 +141,14 @@ def _simulate_tasks(
     chunks run in one process share them."""
     known: dict[Hashable, Outcome] = {} if outcomes is None else outcomes
     out: list[Result] = []
-    own: dict[str, str] = {}
-    if workflow is not None:  # its receiver's and assessor's settings, the same in every run
-        from sim.model.workflow import knobs_of, on_workflow
-
-        own = knobs_of(workflow)
+    if workflow is not None:  # its assessor's settings, effects and dependants, the same in every run
+        from sim.model.workflow import workflow_switches
     for rid, gate in tasks:
         switches = COMBINATIONS[rid - 1]
         if gate != switches.gate.value:
             switches = dataclasses.replace(switches, gate=Gate(gate))
         if workflow is not None:
-            switches = on_workflow(switches.with_values(own), workflow)
+            switches = workflow_switches(workflow, base=switches)
         trace = run_engine(switches, worked_example(switches, workflow))
         what = what_happened(trace)
         result = known.get(what)

@@ -143,6 +143,13 @@ def effect_key(digest: str, effect: int, name: str) -> str:
     return digest if effect == 0 else f"{digest}/{name}"
 
 
+def effect_of_key(key: str, names: tuple[str, ...]) -> tuple[str, int]:
+    """The digest and the effect (0-based, by its name among `names`) an effect record key
+    names: the inverse of `effect_key`."""
+    digest, _, name = key.partition("/")
+    return digest, names.index(name) if name else 0
+
+
 def knows(remembered_at: int, tick: int, retention: int | None) -> bool:
     """Whether a key remembered at `remembered_at` is still known at `tick`: always with
     retention None (forever), else while tick - remembered_at < retention (docs/outside.md,

@@ -252,17 +252,20 @@ def named(d: Draft, w: Worker, detail: dict[str, Any]) -> dict[str, Any]:
     return detail
 
 
+def record_key(d: Draft, w: Worker, digest: str) -> str:
+    """The effect records' key of the effect `w` posts now, for `digest` (`records.effect_key`)."""
+    return effect_key(digest, w.effect, d.setup.receivers[w.effect].name)
+
+
 def effect_record(d: Draft, w: Worker, digest: str) -> str | None:
     """The effect record of the effect `w` posts now, for `digest`."""
-    e = w.effect
-    return effect_of(d.effects, effect_key(digest, e, d.setup.receivers[e].name))
+    return effect_of(d.effects, record_key(d, w, digest))
 
 
 def write_effect(d: Draft, tick: int, w: Worker, digest: str, record: str) -> bool:
     if not guard(d, tick, w, "effect", named(d, w, {"record": record, "digest": digest})):
         return False
-    e = w.effect
-    d.effects = put_pair(d.effects, effect_key(digest, e, d.setup.receivers[e].name), record)
+    d.effects = put_pair(d.effects, record_key(d, w, digest), record)
     return True
 
 

@@ -23,6 +23,7 @@ when, where the poster dies), so that the eight switches mean the same for every
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -351,6 +352,7 @@ class ExampleFaults:
 WAKE_AFTER = 5
 
 
+@functools.lru_cache(maxsize=16)  # a sweep asks it once per run of the same workflow
 def example_faults(wf: Workflow) -> ExampleFaults:
     """The article's faults, placed by rule: the first attempt falls silent at the step that
     follows, in `order`, the first step reading the artifact's figure part (so it has already
@@ -395,6 +397,7 @@ class EngineShape:
         return self.changed[0]
 
 
+@functools.lru_cache(maxsize=16)  # a sweep asks it once per run of the same workflow (its knobs are read, never changed)
 def engine_shape(wf: Workflow) -> EngineShape | str:
     """The engine's parameters for this workflow, or (a string) why this version's engine cannot
     run it: it runs any inputs and effects and dependants within the bounds, and 2 to 26 steps

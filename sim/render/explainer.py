@@ -84,12 +84,12 @@ def caveat(switches: dict[str, str], invariant: str, workflow: Workflow | None =
 
 
 def _switches(values: dict[str, str], workflow: Workflow | None) -> Switches:
-    """A run's switches from their spellings, with the workflow's effects and dependants."""
+    """A run's switches from their spellings, on the workflow's settings, effects and dependants."""
     if workflow is None:
         return Switches().with_values(values)
-    from sim.model.workflow import on_workflow
+    from sim.model.workflow import workflow_switches
 
-    return on_workflow(Switches().with_values(values), workflow)
+    return workflow_switches(workflow, values)
 
 
 def switch_text(workflow: Workflow | None) -> dict[str, tuple[str, str]]:

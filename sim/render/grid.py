@@ -28,6 +28,7 @@ from collections.abc import Hashable
 from dataclasses import dataclass, field
 from typing import Any
 
+from sim.engine.records import effect_of_key
 from sim.engine.state import AttemptState, Status
 from sim.model.events import (
     Accepted,
@@ -37,6 +38,7 @@ from sim.model.events import (
     CodeChanged,
     Computed,
     ControllerDown,
+    Expired,
     Feed,
     Lost,
     Mutated,
@@ -45,6 +47,7 @@ from sim.model.events import (
     ReportChanged,
     Restored,
     Retracted,
+    Sent,
     Step,
     payload,
     write,
@@ -565,11 +568,12 @@ class _Builder:
             elif e.kind is Kind.FEED:
                 self.feed_mark(payload(e, Feed), i, t, broke)
             elif e.kind is Kind.SENT:
-                self.note(self.feed_row(e.detail), t, i)
+                self.note(self.feed_row(payload(e, Sent).get("effect")), t, i)
             elif e.kind is Kind.EXPIRED:  # beyond the article's model: the key's retention ran out
-                self.add(self.feed_row(e.detail), t, Mark("forgot", "rejected", "expired"), i)
+                self.add(self.feed_row(payload(e, Expired).get("effect")), t, Mark("forgot", "rejected", "expired"), i)
             elif e.kind is Kind.RETRACTED:  # beyond it: a correction retracts an earlier copy
-                self.add(self.feed_row(e.detail), t, Mark(f"↶{payload(e, Retracted)['post']}", "refused", "retracted"), i)
+                retracted = payload(e, Retracted)
+                self.add(self.feed_row(retracted.get("effect")), t, Mark(f"↶{retracted['post']}", "refused", "retracted"), i)
             elif e.kind is Kind.LOST:  # beyond the article's model: a store's records are gone
                 journal = [f"journal:{s}" for s in range(1, self.sections + 1)]
                 feeds = [f"feed:{name}" for name in self.effects] or ["feed"]
@@ -584,14 +588,14 @@ class _Builder:
                 self.add("controller", t, Mark("up", "admitted", "controller-up"), i)
         self.unconfirmed()
 
-    def feed_row(self, detail: dict[str, Any]) -> str:
-        """The row of an effect's event: the one feed row, or its effect's in a run with several."""
-        effect = detail.get("effect")
+    def feed_row(self, effect: str | None) -> str:
+        """The row of an effect's event (`effect`: its effect, named in a run with several): the
+        one feed row, or the effect's own."""
         return "feed" if effect is None else f"feed:{effect}"
 
     def feed_mark(self, f: Feed, i: int, t: int, broke: tuple[str, ...]) -> None:
         """A receiver's answer: the post applied, a repeat, a rejection, or what a read-back found."""
-        row, answer = self.feed_row(f), f["answer"]  # type: ignore[arg-type]
+        row, answer = self.feed_row(f.get("effect")), f["answer"]
         if answer == "applied":
             self.add(row, t, Mark(f["post"] or "", "posted", "posted"), i, broke)
         elif answer in ("repeat", "found"):  # a resend answered, or a read-back finding the post
@@ -605,7 +609,7 @@ class _Builder:
         """The marks of a protected write: its step records, its candidate or its effect record."""
         if w["store"] == "effect":
             symbol, legend = ("i", "intent") if w["record"] == "intent" else ("✓", "confirmed")
-            row = self.feed_row(w)  # type: ignore[arg-type]
+            row = self.feed_row(w.get("effect"))
             if not w["applied"]:
                 self.add(row, t, Mark(f"✗{symbol}", "rejected", "intent-rejected"), i)
             else:
@@ -631,7 +635,7 @@ class _Builder:
             now = states(t).effects
             for d, r in states(t - 1).effects:
                 if r == "intent" and (d, r) in now:
-                    row = "feed" if not self.effects else f"feed:{d.split('/', 1)[1] if '/' in d else self.effects[0]}"
+                    row = self.feed_row(self.effects[effect_of_key(d, self.effects)[1]] if self.effects else None)
                     if t not in self.cells.setdefault(row, {}):
                         self.add(row, t, Mark("?", "unknown", "unconfirmed"), None)
 

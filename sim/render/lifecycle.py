@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sim.engine.records import effect_key
+from sim.engine.records import effect_key, effect_of_key
 from sim.engine.state import State
 from sim.model.events import Feed, payload, write
 from sim.render.shown import At, epoch, refusals, ticks, verdict
@@ -120,18 +120,11 @@ def _artifacts(at: At) -> list[tuple[str, str, str]]:
     return out
 
 
-def effect_of(s: State, key: str) -> tuple[str, int]:
-    """An effect record's digest and effect (its index in `setup.receivers`): the record key
-    names the effect after the first (`records.effect_key`)."""
-    digest, _, name = key.partition("/")
-    return digest, [r.name for r in s.setup.receivers].index(name) if name else 0
-
-
 def effect_words(s: State, key: str) -> tuple[str, str]:
     """What an effect record is called on the page, and what its receiver holds of it: the
     article's "announcement of d2" and "the feed has P1"; in a run with several effects, the
     effect's name and its own receiver."""
-    digest, i = effect_of(s, key)
+    digest, i = effect_of_key(key, tuple(r.name for r in s.setup.receivers))
     feed = s.feeds[i]
     up = [post for post, d in feed.posts if d == digest and post not in feed.retracted]
     gone = [post for post, d in feed.posts if d == digest and post in feed.retracted]
