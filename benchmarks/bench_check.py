@@ -14,6 +14,14 @@ two agree (schedules, violations, counterexamples).
 subprocess: wall time, the search's nodes, transitions and depth, and the peak resident
 memory of the command and of its largest worker.
 
+`targets`: issue 27's three targets, each with the machine's load, in one run: the big check
+above (wall, and the CPU of its processes per transition), `sim check -k 4 -t 10 -p all-on
+--yes` (wall, nodes, transitions, peak memory), and `sim sweep` end to end (median wall of
+five) against its reference, measured in the same run: the wall of `python3 -c pass` (median
+of five) plus the SimPy-free reference loop of `benchmarks/bench_sweep.py` (the engine's step
+functions in a plain loop over the sweep's 1,008 runs, checked first to log the engine's
+events). About 20 minutes on two cores.
+
 `dask`: the same check (K = 2, T = 8, `-p each`, `--split 4`) on a `LocalCluster` of 1 and of
 2 worker processes (the speed-up), and the overhead of one unit of work: 200 units that do
 almost nothing (K = 0), on the 1-worker cluster, against the same units run in-process.
@@ -33,6 +41,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -104,6 +113,62 @@ def big(workers: int) -> None:
     print("  " + stderr.strip().splitlines()[-1])
 
 
+def cli_check(args: list[str]) -> dict[str, Any]:
+    """`sim check ARGS --json` in a subprocess: its rows summed, wall seconds, the CPU seconds
+    of it and its workers, and the peak resident memory of its largest process."""
+    with tempfile.TemporaryDirectory() as out:
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        started = time.perf_counter()
+        done = subprocess.run([sys.executable, "-m", "sim", "check", *args, "--json", "--out", out],
+                              capture_output=True, text=True, cwd=ROOT)  # fmt: skip
+        seconds = time.perf_counter() - started
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode != 0:
+        raise SystemExit(f"sim check {' '.join(args)} failed ({done.returncode}): {done.stderr.strip()}")
+    rows = json.loads(done.stdout)["results"]
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    total = {key: sum(r[key] for r in rows) for key in ("schedules", "nodes", "transitions")}
+    return {"seconds": seconds, "cpu": cpu, "peak": after.ru_maxrss / 1024, "rows": len(rows), **total,
+            "violations": sum(sum(r["violations"].values()) for r in rows)}  # fmt: skip
+
+
+def sweep_against_reference(repeat: int = 5) -> tuple[float, float, float]:
+    """`sim sweep`'s median wall, and the reference's two parts: `python3 -c pass` (median wall)
+    and the SimPy-free reference loop over the sweep's runs (median wall, in this process)."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import bench_sweep
+
+    loop = bench_sweep.reference_loop()
+    bare = bench_sweep.wall(lambda: subprocess.run([sys.executable, "-c", "pass"], check=True), repeat)
+    sweep, _, _ = bench_sweep.command(["sweep"], repeat)
+    return sweep, bare, bench_sweep.wall(loop, repeat)
+
+
+def verdict(met: bool) -> str:
+    return "met" if met else "NOT met"
+
+
+def targets() -> None:
+    """Issue 27's three targets, each measured here and judged (see the module docstring)."""
+    print(f"issue 27's targets, python {sys.version.split()[0]}, {os.cpu_count()} cores  ({load()})", flush=True)
+    big = cli_check(["-k", "3", "-t", "12", "-p", "each", "-j", "2"])
+    per = big["cpu"] / big["transitions"] * 1e6
+    print(f"1. sim check -k 3 -t 12 -p each -j 2: {big['seconds'] / 60:.1f} min wall (target < 3 min: "
+          f"{verdict(big['seconds'] < 180)}); {big['transitions']:,} transitions, {per:.1f} us of CPU each "
+          f"(target <= 12 us: {verdict(per <= 12)}); {big['schedules']:,} schedules, {big['nodes']:,} nodes, "
+          f"largest process {big['peak']:.0f} MB  ({load()})", flush=True)  # fmt: skip
+    four = cli_check(["-k", "4", "-t", "10", "-p", "all-on", "--yes", "-j", "2"])
+    print(f"2. sim check -k 4 -t 10 -p all-on: {four['seconds'] / 60:.1f} min wall (target < 30 min: "
+          f"{verdict(four['seconds'] < 1800)}); {four['schedules']:,} schedules, {four['nodes']:,} nodes, "
+          f"{four['transitions']:,} transitions, {four['violations']} violations, largest process "
+          f"{four['peak'] / 1024:.1f} GB  ({load()})", flush=True)  # fmt: skip
+    sweep, bare, loop = sweep_against_reference()
+    reference = bare + loop
+    print(f"3. sim sweep end to end: {sweep:.2f} s wall (target <= 0.6 s: {verdict(sweep <= 0.6)}); reference "
+          f"{reference:.2f} s = python3 -c pass {bare:.3f} s + reference loop {loop:.2f} s; {sweep / reference:.2f}x "
+          f"(target <= 3x: {verdict(sweep <= 3 * reference)})  ({load()})")  # fmt: skip
+
+
 DASK = """
 import json, time
 from sim.analysis.check.check import CheckBound, check, configurations
@@ -154,7 +219,7 @@ def dask() -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("what", nargs="?", default="search", choices=["search", "big", "dask"])
+    parser.add_argument("what", nargs="?", default="search", choices=["search", "big", "dask", "targets"])
     parser.add_argument("--faults", type=int, default=3)
     parser.add_argument("--horizon", type=int, default=8)
     parser.add_argument("--workers", type=int, default=2)
@@ -163,6 +228,8 @@ def main() -> None:
         search_vs_enumerator(args.faults, args.horizon)
     elif args.what == "big":
         big(args.workers)
+    elif args.what == "targets":
+        targets()
     else:
         dask()
 

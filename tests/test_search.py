@@ -171,3 +171,58 @@ def test_stepping_ticks_directly_gives_every_sweep_run() -> None:
             events += tick_events
         assert tuple(events) == whole.events
         assert (state.last_tick, state.horizon_reached) == (whole.last_tick, whole.horizon_reached)
+
+
+def plan_sets(search: Search, frontier: dict[NodeKey, Node], t: int) -> list[list[frozenset[tuple[int, Fault]]]]:
+    """Each node's choices for tick t, as sets of (consult, fault), in the order built."""
+    return [[frozenset(plan) for plan, _, _ in search.successors(node, t)] for node in list(frontier.values())]
+
+
+@pytest.mark.parametrize("row", [0, 5, 9])
+def test_the_choices_of_a_tick_are_each_built_once(row: int) -> None:
+    """The partial-order reduction of faults within a tick that the search has by
+    construction (docs/check.md, "Reductions: what the search already does, and what it does
+    not"): faults at several consults of one tick are
+    one transition, a set, built once whatever the order they could be listed in. Two faults
+    at a time, the first levels of three rows: no node's transitions repeat a set, and every
+    multi-fault set has the sets without its last fault among the same node's choices (its
+    parent in the generation tree)."""
+    space = space_of(ROWS[row], CheckBound(2, 6))
+    search = Search(space)
+    start = root(space)
+    frontier: dict[NodeKey, Node] = {("root",): start}
+    multi = 0
+    for t in range(0, 6):
+        for sets in plan_sets(search, frontier, t):
+            assert len(set(sets)) == len(sets), f"t{t}: a set of faults built twice"
+            known = set(sets)
+            for chosen in sets:
+                if len(chosen) > 1:
+                    multi += 1
+                    last = max(chosen, key=lambda pair: pair[0])
+                    assert chosen - {last} in known, f"t{t}: {sorted(chosen)} has no parent"
+        frontier = search.level(frontier, t)
+    assert multi > 0, "no tick offered two faults: the test checked nothing"
+
+
+def test_the_check_that_choices_are_built_once_sees_a_repeat() -> None:
+    """The check above fails on a generation tree that lists each order of a pair (a search
+    that did not skip the consults before the last one chosen)."""
+
+    class EveryOrder(Search):
+        def successors(self, node: Node, t: int):  # type: ignore[no-untyped-def, override]
+            built = list(super().successors(node, t))
+            yield from built
+            for plan, state, events in built:
+                if len(plan) == 2:  # the same pair, listed the other way round
+                    yield plan[::-1], state, events
+
+    space = space_of(ROWS[0], CheckBound(2, 6))
+    search = EveryOrder(space)
+    frontier: dict[NodeKey, Node] = {("root",): root(space)}
+    repeated = False
+    for t in range(0, 6):
+        for sets in plan_sets(search, frontier, t):
+            repeated = repeated or len(set(sets)) < len(sets)
+        frontier = search.level(frontier, t)
+    assert repeated

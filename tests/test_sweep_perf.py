@@ -108,6 +108,28 @@ def _python(code: str, cwd: Path = ROOT) -> Any:
     return json.loads(done.stdout)
 
 
+def test_the_worked_example_made_once_per_event_switches_is_each_runs_own() -> None:
+    """`worked_example` keeps a schedule per (silent, change, post_death, workflow): every
+    run's schedule, served from the table filled by the other runs, equals the one made for
+    it alone (with the table emptied first); and runs that differ in an event switch get
+    different schedules, so the table is not serving one schedule to all."""
+    from sim.model import schedule as schedule_mod
+    from sim.model.switches import Switches
+
+    fresh = []
+    for switches in COMBINATIONS:
+        for gate in Gate:
+            run = dataclasses.replace(switches, gate=gate)
+            schedule_mod._EXAMPLES.clear()
+            fresh.append((run, worked_example(run)))
+    for run, alone in fresh:
+        assert worked_example(run) == alone, run.label()
+    assert len({alone for _, alone in fresh}) == 12
+    switches = Switches()
+    assert worked_example(switches) != worked_example(dataclasses.replace(switches, post_death=next(
+        v for v in type(switches.post_death) if v is not switches.post_death)))
+
+
 def test_sim_sweep_imports_nothing_it_does_not_use() -> None:
     loaded = _python("""
         import json, sys

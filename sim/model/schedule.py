@@ -114,7 +114,14 @@ def worked_example(switches: Switches, workflow: Workflow | None = None) -> Sche
 
     With a workflow (`sim.model.workflow`), the same faults placed by the workflow's rule
     (`example_faults`: for workflows/digest.toml, exactly the above) on the engine's shape
-    of it (`engine_shape`); a workflow this version's engine cannot run is a WorkflowError."""
+    of it (`engine_shape`); a workflow this version's engine cannot run is a WorkflowError.
+
+    It reads three of the switches only (the events), so it is made once per combination of
+    them and workflow (a schedule is a frozen value: the sweep's 1,008 runs share 12)."""
+    key = (switches.silent, switches.change, switches.post_death, workflow)
+    known = _EXAMPLES.get(key)
+    if known is not None:
+        return known
     from sim.model.faults import PosterDeath, ReportChange, Silence
 
     silence, wake_tick, changes = EXAMPLE_SILENCE_TICK, EXAMPLE_WAKE_TICK, EXAMPLE_CHANGE_TICK
@@ -137,7 +144,15 @@ def worked_example(switches: Switches, workflow: Workflow | None = None) -> Sche
         faults.append(ReportChange(at=change_tick, sections=changed))
     if switches.post_death is PostDeath.YES:
         faults.append(PosterDeath())
-    return base.with_faults(faults)
+    if len(_EXAMPLES) >= MAX_EXAMPLES:  # bounded: workflows loaded one after another in a process
+        _EXAMPLES.clear()
+    schedule = _EXAMPLES[key] = base.with_faults(faults)
+    return schedule
+
+
+#: the worked example's schedules made so far, by the switches it reads and the workflow
+_EXAMPLES: dict[tuple[Silent, Change, PostDeath, Workflow | None], Schedule] = {}
+MAX_EXAMPLES = 256
 
 
 def engine_shape_or_refuse(workflow: Workflow) -> EngineShape:

@@ -71,7 +71,9 @@ class LaneEncoder:
     def __init__(self, inv: dict[str, int]) -> None:
         self.inv = inv
         self.texts, self.marks, self.cells, self.rows, self.legend, self.lanes = (Table() for _ in range(6))
-        self.mark_index: dict[Any, int] = {}  # by Mark object (frozen, hashable): skips re-interning
+        # by the identity of a Mark object (the encoded grids, kept in `encoded`, keep their
+        # marks alive): skips re-interning, and a dataclass's hash, a Python call
+        self.mark_index: dict[int, int] = {}
         self.empty = self.cells(((),))  # most cells of a swimlane are empty
         # a swimlane's index by the identity of its parts, and the grids those parts belong
         # to (kept, so that no identity is reused while the encoder lives)
@@ -113,9 +115,9 @@ class LaneEncoder:
         return self.cells(key)
 
     def mark(self, mark: Mark) -> int:
-        found = self.mark_index.get(mark)
+        found = self.mark_index.get(id(mark))
         if found is None:
-            found = self.mark_index[mark] = self.marks((mark.text, mark.cls, mark.legend))
+            found = self.mark_index[id(mark)] = self.marks((mark.text, mark.cls, mark.legend))
         return found
 
     def lane_tables(self) -> dict[str, Any]:
