@@ -116,19 +116,22 @@ def big(workers: int) -> None:
 def cli_check(args: list[str]) -> dict[str, Any]:
     """`sim check ARGS --json` in a subprocess: its rows summed, wall seconds, the CPU seconds
     of it and its workers, and the peak resident memory of its largest process."""
-    with tempfile.TemporaryDirectory() as out:
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    with tempfile.TemporaryDirectory() as out, tempfile.TemporaryFile("w+") as stdout, \
+            tempfile.TemporaryFile("w+") as stderr:  # fmt: skip
         started = time.perf_counter()
-        done = subprocess.run([sys.executable, "-m", "sim", "check", *args, "--json", "--out", out],
-                              capture_output=True, text=True, cwd=ROOT)  # fmt: skip
+        pid = subprocess.Popen([sys.executable, "-m", "sim", "check", *args, "--json", "--out", out],
+                               stdout=stdout, stderr=stderr, cwd=ROOT).pid  # fmt: skip
+        # this command's own usage, its workers' included (they are waited for before it
+        # exits): CPU, and the peak of its largest process (not of any earlier command)
+        _, status, usage = os.wait4(pid, 0)
         seconds = time.perf_counter() - started
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if done.returncode != 0:
-        raise SystemExit(f"sim check {' '.join(args)} failed ({done.returncode}): {done.stderr.strip()}")
-    rows = json.loads(done.stdout)["results"]
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+        stdout.seek(0), stderr.seek(0)
+        if status != 0:
+            raise SystemExit(f"sim check {' '.join(args)} failed ({status}): {stderr.read().strip()}")
+        rows = json.loads(stdout.read())["results"]
+    cpu = usage.ru_utime + usage.ru_stime
     total = {key: sum(r[key] for r in rows) for key in ("schedules", "nodes", "transitions")}
-    return {"seconds": seconds, "cpu": cpu, "peak": after.ru_maxrss / 1024, "rows": len(rows), **total,
+    return {"seconds": seconds, "cpu": cpu, "peak": usage.ru_maxrss / 1024, "rows": len(rows), **total,
             "violations": sum(sum(r["violations"].values()) for r in rows)}  # fmt: skip
 
 

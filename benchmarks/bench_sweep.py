@@ -126,12 +126,16 @@ def _runs() -> list[tuple[Any, Any]]:
 
 
 def _inputs(switches: Any, gate: Any) -> tuple[Any, Any]:
-    """A run's switches and schedule, made as the sweep makes them."""
-    from sim.model.schedule import worked_example
+    """A run's switches and schedule, the schedule made afresh for the run: the table of
+    schedules `worked_example` keeps (one per combination of the event switches) is emptied
+    first, so the reference does the work a plain loop does and stays comparable with the
+    figures measured before the sweep kept that table."""
+    from sim.model import schedule
 
     if gate is not switches.gate:
         switches = replace(switches, gate=gate)
-    return switches, worked_example(switches)
+    schedule._EXAMPLES.clear()
+    return switches, schedule.worked_example(switches)
 
 
 def reference_loop() -> Callable[[], object]:
