@@ -22,6 +22,17 @@ of five) plus the SimPy-free reference loop of `benchmarks/bench_sweep.py` (the 
 functions in a plain loop over the sweep's 1,008 runs, checked first to log the engine's
 events). About 20 minutes on two cores.
 
+`share` (default K = 2, T = 10; `--faults`, `--horizon` change it): how much work the 14 rows
+of `-p each` (7 protection settings, 2 checkpoint modes) could share, an upper bound
+(docs/check.md, "Reductions: what the search already does, and what it does not", its
+paragraph on sharing work between rows). Each row is searched as `sim check` searches it;
+each node's transitions are counted under two keys: its form (canonical state, faults used,
+pending, idle) and that form with its next tick (every transition's plan, next form, end and
+event kinds). Reports the transitions of all rows, and those left if each key were expanded
+once for all the rows holding it (the most transitions any of them spent on it), for all
+rows, each checkpoint mode, and each pair of rows that differ in one switch. An upper bound:
+equal forms under different switches need not have equal futures.
+
 `dask`: the same check (K = 2, T = 8, `-p each`, `--split 4`) on a `LocalCluster` of 1 and of
 2 worker processes (the speed-up), and the overhead of one unit of work: 200 units that do
 almost nothing (K = 0), on the 1-worker cluster, against the same units run in-process.
@@ -40,6 +51,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from hashlib import blake2b
 from pathlib import Path
 from typing import Any
 
@@ -172,6 +184,95 @@ def targets() -> None:
           f"(target <= 3x: {verdict(sweep <= 3 * reference)})  ({load()})")  # fmt: skip
 
 
+def digest(value: object) -> bytes:
+    return blake2b(repr(value).encode(), digest_size=16).digest()
+
+
+def counted_row(config: Any, bound: Any) -> tuple[int, dict[tuple[Any, ...], int]]:
+    """One row searched as `sim check` searches it, each node's transitions counted under its
+    two keys (see `share`): (the row's transitions, {(tick, form, next or None): most})."""
+    from sim.analysis.check.canon import canonical
+    from sim.analysis.check.check import space_of
+    from sim.analysis.check.search import NO_FAULTS, Search, node_key, root
+    from sim.engine.rules import run_tick
+
+    seen: dict[tuple[Any, ...], int] = {}
+
+    def note(node: Any, t: int, count: int, outs: list[Any]) -> None:
+        form = digest((canonical(node.state), node.used, node.pending, node.idle))
+        for key in ((t, form, None), (t, form, digest(sorted(outs)))):
+            seen[key] = max(seen.get(key, 0), count)
+
+    class Counting(Search):
+        def successors(self, node: Any, t: int) -> Any:
+            outs = []
+            for plan, state, events in super().successors(node, t):
+                outs.append((repr(plan), digest(canonical(state)), state.finished, tuple(e.kind.value for e in events)))
+                yield plan, state, events
+            note(node, t, len(outs), outs)
+
+        def straight(self, node: Any, t: int) -> None:
+            before = self.found.transitions
+            state, u, kinds = node.state, t, []
+            while not state.finished:  # the run it makes, described (replayed: nothing changes)
+                state, events = run_tick(state, u, NO_FAULTS)
+                kinds.append(tuple(e.kind.value for e in events))
+                u += 1
+            super().straight(node, t)
+            note(node, t, self.found.transitions - before, [(u, digest(canonical(state)), tuple(kinds))])
+
+    space = space_of(config, bound)
+    search = Counting(space)
+    start = root(space)
+    found = search.run({node_key(start): start}, 0)
+    return found.transitions, seen
+
+
+def share(k: int, t: int) -> None:
+    """How much work the rows of `-p each` could share (module docstring), an upper bound."""
+    from sim.analysis.check.check import CheckBound, configurations
+    from sim.model.switches import Checkpoints, Switches
+
+    configs = configurations(Switches(), "each", list(Checkpoints))
+    print(f"K={k} T={t}, the {len(configs)} rows of -p each, one core  ({load()})", flush=True)
+    started = time.perf_counter()
+    rows = [counted_row(config, CheckBound(k, t)) for config in configs]
+    print(f"  searched in {time.perf_counter() - started:.0f} s  ({load()})")
+
+    def left(indices: list[int], step: bool) -> tuple[int, int]:
+        most: dict[tuple[Any, ...], int] = {}
+        for i in indices:
+            for key, count in rows[i][1].items():
+                if (key[2] is not None) == step and count > most.get(key, -1):
+                    most[key] = count
+        return sum(rows[i][0] for i in indices), sum(most.values())
+
+    def line(title: str, indices: list[int]) -> None:
+        total, by_form = left(indices, False)
+        _, by_step = left(indices, True)
+        print(f"  {title}: {total:,} transitions; left by form {by_form:,} ({by_form / total:.1%}), "
+              f"by form and next tick {by_step:,} ({by_step / total:.1%})")
+
+    line("all rows", list(range(len(configs))))
+    counts: dict[tuple[Any, ...], set[int]] = {}
+    for _, seen in rows:
+        for key, count in seen.items():
+            if key[2] is None:
+                counts.setdefault(key, set()).add(count)
+    held = [c for key, c in counts.items() if sum(key in seen for _, seen in rows) > 1]
+    print(f"  forms held by several rows: {len(held):,}; of them with unequal transitions in different rows "
+          f"(equal forms, unequal futures): {sum(len(c) > 1 for c in held):,}")
+    for mode in Checkpoints:
+        line(f"checkpoints={mode.value}", [i for i, c in enumerate(configs) if c.switches.checkpoints is mode])
+    names = ("fencing", "pins", "key", "rule", "checkpoints")
+    for a in range(len(configs)):
+        for b in range(a + 1, len(configs)):
+            differ = [n for n in names if getattr(configs[a].switches, n) != getattr(configs[b].switches, n)]
+            if len(differ) == 1:
+                rows_of = [f"{configs[i].protections} {configs[i].switches.checkpoints.value}" for i in (a, b)]
+                line(f"{rows_of[0]} / {rows_of[1]} ({differ[0]})", [a, b])
+
+
 DASK = """
 import json, time
 from sim.analysis.check.check import CheckBound, check, configurations
@@ -222,17 +323,19 @@ def dask() -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("what", nargs="?", default="search", choices=["search", "big", "dask", "targets"])
-    parser.add_argument("--faults", type=int, default=3)
-    parser.add_argument("--horizon", type=int, default=8)
+    parser.add_argument("what", nargs="?", default="search", choices=["search", "big", "dask", "targets", "share"])
+    parser.add_argument("--faults", type=int, help="K (search: 3, share: 2)")
+    parser.add_argument("--horizon", type=int, help="T (search: 8, share: 10)")
     parser.add_argument("--workers", type=int, default=2)
     args = parser.parse_args()
     if args.what == "search":
-        search_vs_enumerator(args.faults, args.horizon)
+        search_vs_enumerator(args.faults or 3, args.horizon or 8)
     elif args.what == "big":
         big(args.workers)
     elif args.what == "targets":
         targets()
+    elif args.what == "share":
+        share(2 if args.faults is None else args.faults, args.horizon or 10)
     else:
         dask()
 
