@@ -46,7 +46,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import subprocess
 import sys
 import tempfile
@@ -104,30 +103,19 @@ def search_vs_enumerator(k: int, t: int) -> None:
 
 
 def big(workers: int) -> None:
-    with tempfile.TemporaryDirectory() as out:
-        print(f"sim check -k 3 -t 12 -p each -j {workers}  ({load()})", flush=True)
-        started = time.perf_counter()
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "sim", "check", "-k", "3", "-t", "12", "-p", "each", "-j", str(workers),
-             "--json", "--out", out],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT, text=True,
-        )  # fmt: skip
-        stdout, stderr = proc.communicate()
-        seconds = time.perf_counter() - started
-        if proc.returncode != 0:
-            raise SystemExit(f"sim check failed ({proc.returncode}): {stderr}")
-        doc = json.loads(stdout)
-    rows = doc["results"]
-    own = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-    print(f"  {len(rows)} rows, {sum(r['schedules'] for r in rows):,} schedules, {sum(r['nodes'] for r in rows):,} "
-          f"nodes, {sum(r['transitions'] for r in rows):,} transitions, depth t{max(r['depth'] for r in rows)}")  # fmt: skip
-    print(f"  wall {seconds / 60:.1f} min; peak resident memory of the largest process {own:.0f} MB  ({load()})")
-    print("  " + stderr.strip().splitlines()[-1])
+    print(f"sim check -k 3 -t 12 -p each -j {workers}  ({load()})", flush=True)
+    done = cli_check(["-k", "3", "-t", "12", "-p", "each", "-j", str(workers)])
+    print(f"  {done['rows']} rows, {done['schedules']:,} schedules, {done['nodes']:,} nodes, "
+          f"{done['transitions']:,} transitions, depth t{done['depth']}")  # fmt: skip
+    print(f"  wall {done['seconds'] / 60:.1f} min; peak resident memory of the largest process {done['peak']:.0f} MB  "
+          f"({load()})")  # fmt: skip
+    print("  " + done["last_line"])
 
 
 def cli_check(args: list[str]) -> dict[str, Any]:
     """`sim check ARGS --json` in a subprocess: its rows summed, wall seconds, the CPU seconds
-    of it and its workers, and the peak resident memory of its largest process."""
+    of it and its workers, the peak resident memory of its largest process, and the last line
+    it wrote on stderr (its summary)."""
     with tempfile.TemporaryDirectory() as out, tempfile.TemporaryFile("w+") as stdout, \
             tempfile.TemporaryFile("w+") as stderr:  # fmt: skip
         started = time.perf_counter()
@@ -138,13 +126,15 @@ def cli_check(args: list[str]) -> dict[str, Any]:
         _, status, usage = os.wait4(pid, 0)
         seconds = time.perf_counter() - started
         stdout.seek(0), stderr.seek(0)
+        said = stderr.read().strip()
         if status != 0:
-            raise SystemExit(f"sim check {' '.join(args)} failed ({status}): {stderr.read().strip()}")
+            raise SystemExit(f"sim check {' '.join(args)} failed ({status}): {said}")
         rows = json.loads(stdout.read())["results"]
     cpu = usage.ru_utime + usage.ru_stime
     total = {key: sum(r[key] for r in rows) for key in ("schedules", "nodes", "transitions")}
     return {"seconds": seconds, "cpu": cpu, "peak": usage.ru_maxrss / 1024, "rows": len(rows), **total,
-            "violations": sum(sum(r["violations"].values()) for r in rows)}  # fmt: skip
+            "depth": max(r["depth"] for r in rows), "violations": sum(sum(r["violations"].values()) for r in rows),
+            "last_line": said.splitlines()[-1] if said else ""}  # fmt: skip
 
 
 def sweep_against_reference(repeat: int = 5) -> tuple[float, float, float]:

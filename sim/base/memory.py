@@ -96,17 +96,23 @@ __all__ = ["CHECK_EVERY", "DEFAULT_SHARE", "SizeError", "default_limit", "machin
 
 
 @contextmanager
-def collector_paused() -> Iterator[None]:
+def collector_paused(freeze: bool = False) -> Iterator[None]:
     """No cyclic garbage collection inside: for work that allocates many small objects and keeps
     most of them (the sweep's outcomes and views, the search's visited states), so that a
     collection finds little and scans everything (measured: about 20 % of the sweep's CPU with
     grids; 40 % of `sim check -k 2 -t 10 -p all-on`'s). Neither makes reference cycles on its hot
     path, so memory stays the same (docs/check.md, "Measured performance"). The previous state
-    is restored afterwards."""
+    is restored afterwards.
+
+    With `freeze`, what was made inside is frozen at the end (`gc.freeze`), for work whose
+    results live until the process ends (`sim sweep`): re-enabled over the young generation
+    it built, the collector would scan all of it at the next allocations and find little."""
     was = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
+        if freeze:
+            gc.freeze()
         if was:
             gc.enable()

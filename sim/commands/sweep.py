@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gc
 import textwrap
 import sys
 from collections.abc import Iterator
@@ -26,6 +25,7 @@ from sim.commands.common import (
     workflow_option,
 )
 from sim.base.files import prepare_out, refuse_special
+from sim.base.memory import collector_paused
 from sim.base.limits import MAX_WORKERS  # not sim.analysis.workers: the pool is imported only when used
 from sim.render import grid
 from sim.render.report import WRITERS, render_all, report_names, write_reports
@@ -79,25 +79,6 @@ def _progress(enabled: bool) -> Iterator[SweepProgress | None]:
             bar.refresh()
 
         yield update
-
-
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """No cyclic garbage collection during the sweep, and what it leaves frozen after it.
-
-    The runs and their grids live until the process ends. Re-enabling the collector over
-    the young generation the sweep built would have it scan all of that at the next
-    allocations (tens of ms) and find little; frozen (`gc.freeze`), it is never scanned and
-    the reports are rendered with a small young generation. The garbage the runs left (a
-    few thousand objects in cycles) stays until the process ends, a moment later."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.freeze()
-        if was:
-            gc.enable()
 
 
 def summary_lines(summary: dict[str, Any]) -> list[str]:
@@ -174,7 +155,9 @@ def sweep(workers: int, as_json: bool, out: Path, profile: str | None, sets: tup
     out = prepare_out(out)  # fail on a bad --out before the work
     for name in names:  # and on a folder, FIFO, device or socket where a report goes
         refuse_special(out / name)
-    with _collector_paused():
+    # frozen after: the runs and their grids live until the process ends, the garbage they left
+    # (a few thousand objects in cycles) a moment longer; the reports render over a small young generation
+    with collector_paused(freeze=True):
         with _progress(sys.stderr.isatty()) as progress:
             result = run_sweep(workers=workers, progress=progress, view=grid.shared, workflow=shape)
     writers = [w for w in WRITERS if w.filename in names]
