@@ -138,17 +138,13 @@ def test_bad_engine_arguments_exit_2(args: list[str], capsys: pytest.CaptureFixt
 
 
 def perturbed(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], perturb: str,
-              args: list[str]) -> tuple[int, dict[str, dict[str, str]], float]:  # fmt: skip
+              args: list[str]) -> tuple[int, dict[str, dict[str, str]]]:  # fmt: skip
     """`sim conform ARGS --json` with the application perturbed (`SIM_CONFORM_PERTURB`): the exit
-    code, figure -> row of its one fault, and the seconds it took."""
-    import time
-
+    code, and figure -> row of its one fault."""
     monkeypatch.setenv(app.PERTURB, perturb)
-    began = time.monotonic()
     code = main(["conform", *args, "--json"])
-    took = time.monotonic() - began
     (fault,) = json.loads(capsys.readouterr().out)["faults"]
-    return code, {r["figure"]: r for r in fault["rows"]}, took
+    return code, {r["figure"]: r for r in fault["rows"]}
 
 
 @pytest.mark.parametrize("engine", SERVERLESS)
@@ -158,23 +154,26 @@ def test_dropping_the_key_is_a_mismatch(engine: str, monkeypatch: pytest.MonkeyP
     where sim predicts 1 (with the key): MISMATCH, exit 1."""
     if not harness.installed(ENGINES[engine]):
         pytest.skip(f"{engine} is not installed")
-    code, rows, _ = perturbed(monkeypatch, capsys, "no-key", [engine, "--fault", "lost-answer"])
+    code, rows = perturbed(monkeypatch, capsys, "no-key", [engine, "--fault", "lost-answer"])
     assert code == 1
     assert (rows["posts applied"]["observed"], rows["posts applied"]["predicted"]) == ("2", "1")
     assert rows["posts applied"]["verdict"] == "MISMATCH"
 
 
-def test_a_langgraph_step_run_inline_is_a_mismatch_within_a_minute(
+def test_a_langgraph_step_run_inline_is_a_finding_not_a_failed_run(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """s1 run in the entrypoint's body instead of as a task: LangGraph never records it, so the
-    harness's wait for the engine's record at w1's barrier ends at its guard (a finding, not a
-    run that could not be made), and the restarted worker runs s1 again: MISMATCH, exit 1,
-    well within a minute (it was a 180 s wait and exit 2 before)."""
+    harness's wait for the engine's record at w1's barrier ends at its grace (`RECORD_GRACE`, a
+    wait that is not required) and the restarted worker runs s1 again: MISMATCH, exit 1. Before
+    that grace the wait was a required one, which ends a run as one that could not be made
+    (exit 2, after `DEADLINE`): exit 1 is the program's own sign of which wait ended it, so the
+    test reads no clock (a bound on the seconds it took, as here before, fails on a machine loaded
+    enough, not on a wrong run)."""
     if not harness.installed(ENGINES["langgraph"]):
         pytest.skip("langgraph is not installed")
-    code, rows, took = perturbed(monkeypatch, capsys, "inline:s1", ["langgraph", "--fault", "crash"])
-    assert code == 1 and took < 60
+    code, rows = perturbed(monkeypatch, capsys, "inline:s1", ["langgraph", "--fault", "crash"])
+    assert code == 1
     assert rows["steps recorded at w1's barrier"]["verdict"] == "MISMATCH"
     assert rows["model calls by execution"] == {**rows["model calls by execution"], "observed": "3 3", "verdict": "MISMATCH"}
 
