@@ -3,6 +3,8 @@
     .venv/bin/python benchmarks/bench_check.py search     # the search against the enumerator
     .venv/bin/python benchmarks/bench_check.py big        # sim check -k 3 -t 12 -p each, 2 workers
     .venv/bin/python benchmarks/bench_check.py dask       # 1 and 2 Dask workers, per-unit overhead
+    .venv/bin/python benchmarks/bench_check.py share      # what the rows of -p each could share
+    .venv/bin/python benchmarks/bench_check.py lockstep   # the rows sharing exactly, tried
 
 `search` (default K = 3, T = 8, all-on, per-step; `--faults`, `--horizon` change it): the
 schedule enumerator (`sim.analysis.check.enumerator`, the reference) and the search, each in a fresh process
@@ -32,6 +34,16 @@ event kinds). Reports the transitions of all rows, and those left if each key we
 once for all the rows holding it (the most transitions any of them spent on it), for all
 rows, each checkpoint mode, and each pair of rows that differ in one switch. An upper bound:
 equal forms under different switches need not have equal futures.
+
+`lockstep` (default K = 2, T = 8): exact sharing between the rows, tried: the 7 rows of one
+checkpoint mode searched level by level together, each row merging as `sim check` merges it.
+A node's transitions are computed once, for the first row that holds its state (equal up to
+the switches), with the engine's `Setup` behind a proxy that notes every field the ticks read;
+another row holding the same state takes them over when its switches agree with the first
+row's on every field read (the same for a run past the horizon). Reports the expansions
+computed and taken over, which differing switches were read, the CPU against the rows searched
+one by one, and whether every row's findings (nodes, transitions, schedules, violations,
+counterexamples) are the same.
 
 `dask`: the same check (K = 2, T = 8, `-p each`, `--split 4`) on a `LocalCluster` of 1 and of
 2 worker processes (the speed-up), and the overhead of one unit of work: 200 units that do
@@ -263,6 +275,184 @@ def share(k: int, t: int) -> None:
                 line(f"{rows_of[0]} / {rows_of[1]} ({differ[0]})", [a, b])
 
 
+class Reading:
+    """A run's `Setup` (or one of its dependants, `within` "dependants.") that notes the name of
+    every field read (`lockstep`); a dependant's fields are noted one by one, as "dependants.rule"
+    (the gate reads every dependant's ready tick at every tick, and only the rule differs
+    between rows)."""
+
+    __slots__ = ("_read", "_record", "_within")
+
+    def __init__(self, record: Any, read: set[str], within: str = "") -> None:
+        self._record = record
+        self._read = read
+        self._within = within
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "dependants" and not self._within:
+            return tuple(Reading(d, self._read, "dependants.") for d in self._record.dependants)
+        self._read.add(self._within + name)
+        return getattr(self._record, name)
+
+
+def parts(setup: Any) -> dict[str, Any]:
+    """A setup's fields by the names `Reading` notes them under."""
+    import dataclasses
+
+    from sim.engine.state import Dependant
+
+    out = {f.name: getattr(setup, f.name) for f in dataclasses.fields(setup) if f.name != "dependants"}
+    for f in dataclasses.fields(Dependant):
+        out[f"dependants.{f.name}"] = tuple(getattr(d, f.name) for d in setup.dependants)
+    return out
+
+
+def sharing_search() -> Any:
+    """`Search` with what `lockstep` needs: a node's transitions, or its run past the horizon,
+    made with the reads of its `Setup` noted, and a run's counts taken from a run made once."""
+    import dataclasses
+
+    from sim.analysis.check.search import NO_FAULTS, Node, Search
+    from sim.engine.rules import run_tick
+
+    class Sharing(Search):
+        def own(self, node: Node, read: set[str]) -> Node:
+            reading: Any = Reading(node.state.setup, read)
+            return dataclasses.replace(node, state=node.state._replace(setup=reading))
+
+        def computed(self, node: Node, t: int) -> tuple[frozenset[str], list[Any]]:
+            read: set[str] = set()
+            setup = node.state.setup
+            out = [(plan, state._replace(setup=setup), events)
+                   for plan, state, events in super().successors(self.own(node, read), t)]  # fmt: skip
+            return frozenset(read), out
+
+        def ran(self, node: Node, t: int) -> tuple[frozenset[str], Any]:
+            read: set[str] = set()
+            state, ticks = self.own(node, read).state, list[Any]()
+            while not state.finished:
+                state, events = run_tick(state, t + len(ticks), NO_FAULTS)
+                ticks.append((events, state.content))
+            return frozenset(read), (ticks, state._replace(setup=node.state.setup))
+
+        def account(self, node: Node, t: int, run: Any) -> None:
+            """What `Search.straight` counts, from a run made once."""
+            ticks, last = run
+            found, memos, broken = self.found, node.memos, node.broken
+            for events, content in ticks:
+                found.transitions += 1
+                if events:
+                    memos, broken = self.follow(memos, broken, events, content, node.used, node.path)
+            found.nodes += len(ticks) - 1
+            found.depth = max(found.depth, t + len(ticks) - 1)
+            self.end(last, memos, broken, node.count, node.used, node.path)
+
+    return Sharing
+
+
+def lockstep_group(spaces: list[Any], stats: dict[str, Any]) -> list[Any]:
+    """The rows of `spaces` searched together, sharing exactly (module docstring, `lockstep`).
+    `stats` gets the expansions and runs computed and taken over, and the first tick at which
+    each differing switch read stopped a take-over."""
+    from sim.analysis.check import canon
+    from sim.analysis.check.search import node_key, root
+    from sim.base import memory
+
+    rows = [sharing_search()(space) for space in spaces]
+    starts = [root(space) for space in spaces]
+    base = starts[0].state
+    taken: dict[int, tuple[Any, Any]] = {}  # id(state) -> (state, the state it was taken over from)
+    for start in starts[1:]:
+        if start.state._replace(setup=base.setup) == base:
+            start.state = base._replace(setup=start.state.setup)
+            taken[id(start.state)] = (start.state, base)
+    setups = [parts(start.state.setup) for start in starts]
+    differ = [[frozenset(n for n in a if a[n] != b[n]) for b in setups] for a in setups]
+    frontiers = [{node_key(start): start} for start in starts]
+    t = 0
+    with memory.collector_paused():
+        while any(frontiers):
+            frontiers, taken = level_together(rows, frontiers, t, taken, differ, stats)
+            canon.trim()
+            t += 1
+    return [row.found for row in rows]
+
+
+def level_together(rows: list[Any], frontiers: list[dict[Any, Any]], t: int, taken: dict[int, tuple[Any, Any]],
+                   differ: list[list[frozenset[str]]], stats: dict[str, Any]) -> tuple[list[dict[Any, Any]], Any]:  # fmt: skip
+    """One level of every row: nodes whose states are one state (up to the switches) expanded
+    once, another row taking the transitions over when the switches read agree."""
+    buckets: dict[tuple[Any, ...], list[tuple[int, Any]]] = {}
+    for i, frontier in enumerate(frontiers):
+        rows[i].found.nodes += len(frontier)
+        rows[i].found.depth = max(rows[i].found.depth, t)
+        for node in frontier.values():
+            hit = taken.get(id(node.state))
+            origin = hit[1] if hit is not None and hit[0] is node.state else node.state
+            buckets.setdefault((id(origin), node.used, node.pending), []).append((i, node))
+    following: list[dict[Any, Any]] = [{} for _ in rows]
+    taken = {}
+    for bucket in buckets.values():
+        first: tuple[int, frozenset[str], Any] | None = None
+        for i, node in bucket:
+            row, past = rows[i], t > rows[i].space.horizon
+            kind = "runs" if past else "expansions"
+            if first is not None and not first[1] & differ[first[0]][i]:
+                stats[kind + " taken over"] = stats.get(kind + " taken over", 0) + 1
+                made = first[2]
+            else:
+                for name in first[1] & differ[first[0]][i] if first is not None else ():
+                    stats["read"][name] = min(stats["read"].get(name, t), t)
+                stats[kind + " computed"] = stats.get(kind + " computed", 0) + 1
+                read, made = (row.ran if past else row.computed)(node, t)
+                first = first or (i, read, made)
+            if past:
+                row.account(node, t, made)
+                continue
+            setup = node.state.setup
+            for plan, state, events in made:
+                mine = state if state.setup is setup else state._replace(setup=setup)
+                if mine is not state:
+                    taken[id(mine)] = (mine, state)
+                row.found.transitions += 1
+                row.arrive(node, plan, mine, events, t, following[i])
+    return following, taken
+
+
+def findings(found: Any) -> tuple[Any, ...]:
+    """What a row's search found, in an order that does not depend on the order of the work."""
+    return (found.nodes, found.transitions, found.depth, found.schedules, found.horizon_reached,
+            sorted(found.violations.items()), sorted(found.shortest.items()))  # fmt: skip
+
+
+def lockstep(k: int, t: int) -> None:
+    """The rows of one checkpoint mode sharing exactly, against the rows one by one."""
+    from sim.analysis.check.check import CheckBound, configurations, space_of
+    from sim.analysis.check.search import Search, node_key, root
+    from sim.base import memory
+    from sim.model.switches import Checkpoints, Switches
+
+    print(f"K={k} T={t}, the 7 rows of -p each in each checkpoint mode, one core  ({load()})", flush=True)
+    for mode in Checkpoints:
+        spaces = [space_of(c, CheckBound(k, t)) for c in configurations(Switches(), "each", [mode])]
+        started = time.process_time()
+        with memory.collector_paused():
+            alone = [Search(space).run({node_key(start): start}, 0) for space in spaces for start in [root(space)]]
+        one_by_one = time.process_time() - started
+        stats: dict[str, Any] = {"read": {}}
+        started = time.process_time()
+        together = lockstep_group(spaces, stats)
+        shared = time.process_time() - started
+        same = [findings(f) for f in alone] == [findings(f) for f in together]
+        print(f"  checkpoints={mode.value}: one by one {one_by_one:.1f} s CPU, together {shared:.1f} s "
+              f"(x{one_by_one / shared:.2f}); the same findings in every row: {'yes' if same else 'NO'}  ({load()})")
+        for kind, title in (("expansions", "nodes expanded"), ("runs", "runs past the horizon")):
+            done, over = stats.get(kind + " computed", 0), stats.get(kind + " taken over", 0)
+            print(f"    {title}: {done + over:,}, taken over from another row {over:,} ({over / max(done + over, 1):.1%})")
+        read = ", ".join(f"{name} (from t{tick})" for name, tick in sorted(stats["read"].items(), key=lambda x: x[1]))
+        print(f"    switches read that stopped a take-over: {read or 'none'}")
+
+
 DASK = """
 import json, time
 from sim.analysis.check.check import CheckBound, check, configurations
@@ -313,9 +503,9 @@ def dask() -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("what", nargs="?", default="search", choices=["search", "big", "dask", "targets", "share"])
-    parser.add_argument("--faults", type=int, help="K (search: 3, share: 2)")
-    parser.add_argument("--horizon", type=int, help="T (search: 8, share: 10)")
+    parser.add_argument("what", nargs="?", default="search", choices=["search", "big", "dask", "targets", "share", "lockstep"])
+    parser.add_argument("--faults", type=int, help="K (search: 3, share and lockstep: 2)")
+    parser.add_argument("--horizon", type=int, help="T (search: 8, share: 10, lockstep: 8)")
     parser.add_argument("--workers", type=int, default=2)
     args = parser.parse_args()
     if args.what == "search":
@@ -326,6 +516,8 @@ def main() -> None:
         targets()
     elif args.what == "share":
         share(2 if args.faults is None else args.faults, args.horizon or 10)
+    elif args.what == "lockstep":
+        lockstep(2 if args.faults is None else args.faults, args.horizon or 8)
     else:
         dask()
 

@@ -23,7 +23,7 @@ from sim.engine.state import State
 from sim.engine.world import World
 from sim.model.faults import KINDS, Fault
 from sim.model.schedule import worked_example
-from sim.analysis.check.search import Chooser, Node, NodeKey, Search, root
+from sim.analysis.check.search import Chooser, Node, NodeKey, Search, node_key, root
 from sim.analysis.sweep import COMBINATIONS
 from sim.model.switches import Checkpoints, Switches
 
@@ -228,3 +228,37 @@ def test_the_check_that_choices_are_built_once_sees_a_repeat_and_an_orphan() -> 
     assert any("built twice" in p for p in repeated)
     orphaned, _ = choices_built_twice_or_orphaned(NoSingles(space))
     assert any("has no parent" in p for p in orphaned)
+
+
+def bench_check() -> Any:
+    """benchmarks/bench_check.py as a module (its `lockstep` mode is tested here)."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent.parent / "benchmarks" / "bench_check.py"
+    spec = importlib.util.spec_from_file_location("bench_check", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("mode", list(Checkpoints), ids=lambda m: m.value)
+def test_rows_sharing_exactly_find_what_each_row_finds_and_fail_on_an_unnoted_read(
+    mode: Checkpoints, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The `lockstep` benchmark (docs/check.md, the paragraph on sharing work between rows):
+    the rows of `-p each` searched together, a row taking over another's transitions when
+    their switches agree on every field the ticks read, find what each row finds alone (nodes,
+    transitions, schedules, violations, counterexamples), having taken some over; a record of
+    the reads that misses `fencing` makes them differ."""
+    bench = bench_check()
+    spaces = [space_of(c, CheckBound(1, 6)) for c in configurations(Switches(), "each", [mode])]
+    alone = [bench.findings(Search(space).run({node_key(start): start}, 0)) for space in spaces for start in [root(space)]]
+    stats: dict[str, Any] = {"read": {}}
+    assert [bench.findings(f) for f in bench.lockstep_group(spaces, stats)] == alone
+    assert stats.get("expansions taken over", 0) > 0 and "fencing" in stats["read"]
+    noted = bench.Reading.__getattr__
+    monkeypatch.setattr(bench.Reading, "__getattr__",
+                        lambda self, name: getattr(self._record, name) if name == "fencing" else noted(self, name))  # fmt: skip
+    assert [bench.findings(f) for f in bench.lockstep_group(spaces, {"read": {}})] != alone
