@@ -279,7 +279,8 @@ class Reading:
     """A run's `Setup` (or one of its dependants, `within` "dependants.") that notes the name of
     every field read (`lockstep`); a dependant's fields are noted one by one, as "dependants.rule"
     (the gate reads every dependant's ready tick at every tick, and only the rule differs
-    between rows)."""
+    between rows), and a property (a value derived from fields, such as `named`) is evaluated
+    on the proxy, so that the fields it reads are noted."""
 
     __slots__ = ("_read", "_record", "_within")
 
@@ -289,7 +290,11 @@ class Reading:
         self._within = within
 
     def __getattr__(self, name: str) -> Any:
+        derived = getattr(type(self._record), name, None)
+        if isinstance(derived, property):  # a value derived from fields: their reads are noted
+            return derived.fget(self)  # type: ignore[misc]
         if name == "dependants" and not self._within:
+            self._read.add("dependants.count")  # how many there are is read with them
             return tuple(Reading(d, self._read, "dependants.") for d in self._record.dependants)
         self._read.add(self._within + name)
         return getattr(self._record, name)
@@ -304,6 +309,7 @@ def parts(setup: Any) -> dict[str, Any]:
     out = {f.name: getattr(setup, f.name) for f in dataclasses.fields(setup) if f.name != "dependants"}
     for f in dataclasses.fields(Dependant):
         out[f"dependants.{f.name}"] = tuple(getattr(d, f.name) for d in setup.dependants)
+    out["dependants.count"] = len(setup.dependants)
     return out
 
 

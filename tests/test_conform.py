@@ -165,15 +165,28 @@ def test_a_langgraph_step_run_inline_is_a_finding_not_a_failed_run(
 ) -> None:
     """s1 run in the entrypoint's body instead of as a task: LangGraph never records it, so the
     harness's wait for the engine's record at w1's barrier ends at its grace (`RECORD_GRACE`, a
-    wait that is not required) and the restarted worker runs s1 again: MISMATCH, exit 1. Before
-    that grace the wait was a required one, which ends a run as one that could not be made
-    (exit 2, after `DEADLINE`): exit 1 is the program's own sign of which wait ended it, so the
-    test reads no clock (a bound on the seconds it took, as here before, fails on a machine loaded
-    enough, not on a wrong run)."""
+    wait that is not required, shorter than `DEADLINE`), and the restarted worker runs s1 again:
+    MISMATCH, exit 1. Which wait ended it is read from the harness itself (the wait, its bound,
+    and that it ended unmet), not from a clock: a bound on the seconds the run took, as here
+    before, fails on a machine loaded enough, not on a wrong run. Before the grace, this wait was
+    a required one, which ends a run as one that could not be made (exit 2, after `DEADLINE`)."""
     if not harness.installed(ENGINES["langgraph"]):
         pytest.skip("langgraph is not installed")
+    waits: list[tuple[str, float, bool, bool]] = []
+    wait_until = harness.wait_until
+
+    def noted(what: str, done: Any, procs: Any, watch: Any, within: float = harness.DEADLINE,
+              required: bool = True, ends_ok: str = "") -> bool:  # fmt: skip
+        met = wait_until(what, done, procs, watch, within, required, ends_ok)
+        waits.append((what, within, required, met))
+        return met
+
+    monkeypatch.setattr(harness, "wait_until", noted)
     code, rows = perturbed(monkeypatch, capsys, "inline:s1", ["langgraph", "--fault", "crash"])
     assert code == 1
+    at_barrier = [w for w in waits if w[0].startswith("the engine's record") and w[0].endswith("before w1's barrier")]
+    assert at_barrier == [(at_barrier[0][0], harness.RECORD_GRACE, False, False)], waits
+    assert harness.RECORD_GRACE < harness.DEADLINE
     assert rows["steps recorded at w1's barrier"]["verdict"] == "MISMATCH"
     assert rows["model calls by execution"] == {**rows["model calls by execution"], "observed": "3 3", "verdict": "MISMATCH"}
 
