@@ -9,12 +9,15 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 import sim.analysis.explore as explore_module
+from sim.base.files import interrupts_held
 from sim.cli import main
 from sim.analysis.explore import (
     ExploreBounds,
@@ -145,10 +148,26 @@ def test_ctrl_c_stops_cleanly_and_keeps_what_was_found(tmp_path: Path) -> None:
     assert [p.name for p in tmp_path.iterdir()] == ["duplicate-effect--key-none--seed1.toml"]
 
 
+@contextmanager
+def sigint(handler: Any) -> Iterator[None]:
+    """SIGINT handled by `handler` for the block (this test runs in the main thread). The tests
+    that send SIGINT to this process set it: a test run started in the background by a shell
+    inherits SIGINT ignored, and Python then leaves it ignored, so a test that counts on the
+    default would see no KeyboardInterrupt at all."""
+    old = signal.signal(signal.SIGINT, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, old)
+
+
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 def test_ctrl_c_as_a_counterexample_is_written_keeps_it_in_the_report(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A Ctrl-C that lands while a counterexample file is being written is held until the file
-    and its finding are both recorded: a file on disk is always one the report lists."""
+    and its finding are both recorded: a file on disk is always one the report lists. The first
+    schedule breaks the invariant, so the exploration stops in its first run; had the signal
+    been lost it would go on to its 10,000 examples and the test would fail, not hang (it once
+    hung under `benchmarks/flake.py` started in the background, SIGINT ignored)."""
     real_write = explore_module.write_counterexample
 
     def write_then_interrupted(*args: Any) -> None:
@@ -156,11 +175,34 @@ def test_ctrl_c_as_a_counterexample_is_written_keeps_it_in_the_report(tmp_path: 
         os.kill(os.getpid(), signal.SIGINT)  # the signal arrives right after the file is written
 
     monkeypatch.setattr(explore_module, "write_counterexample", write_then_interrupted)
-    result = explore(Switches().with_values({"key": "none"}), seed=1, examples=10**6, out=tmp_path)
-    assert result.interrupted
+    with sigint(signal.default_int_handler):
+        result = explore(Switches().with_values({"key": "none"}), seed=1, examples=10_000, out=tmp_path)
+    assert result.interrupted and result.runs == 1
     assert [f.invariant for f in result.findings] == ["duplicate-effect"]
     (written,) = tmp_path.iterdir()
     assert result.findings[0].path == written
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+@pytest.mark.parametrize("handler", [signal.default_int_handler, signal.SIG_DFL, signal.SIG_IGN],
+                         ids=["python-default", "sig-dfl", "ignored"])  # fmt: skip
+def test_a_held_ctrl_c_is_delivered_after_the_block_as_the_process_would_take_it(handler: Any) -> None:
+    """`interrupts_held` notes a SIGINT that lands in its block and, after it, does what the
+    process would have done: raise KeyboardInterrupt (Python's handler, or the default
+    disposition), or nothing when the process ignores SIGINT; the handler is put back either
+    way, and outside a held block the signal is taken at once."""
+    with sigint(handler):
+        order: list[str] = []
+        try:
+            with interrupts_held():
+                os.kill(os.getpid(), signal.SIGINT)
+                time.sleep(0)  # a bytecode boundary: a signal not held would be taken here
+                order.append("block ended")
+            order.append("went on")
+        except KeyboardInterrupt:
+            order.append("interrupted")
+        assert signal.getsignal(signal.SIGINT) == handler
+    assert order == ["block ended", "went on" if handler == signal.SIG_IGN else "interrupted"]
 
 
 def test_ctrl_c_while_shrinking_writes_the_best_so_far(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
