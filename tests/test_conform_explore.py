@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import os
 import random
-import time
 from pathlib import Path
 from typing import Any
 
@@ -175,11 +174,9 @@ def explored(engine: str, count: int, seed: int, runs: int, out: Path, capsys: p
     if not harness.installed(ENGINES[engine]) or (ENGINES[engine].server and harness.server_of(ENGINES[engine]).missing()):
         pytest.skip(f"{engine} is not installed: {ENGINES[engine].install}")
     before = children_of(os.getpid())
-    began = time.monotonic()
     code = main(["conform", engine, "--explore", str(count), "--seed", str(seed), "--runs", str(runs),
                  "-j", "2", "--json", "--out", str(out)])  # fmt: skip
     doc: dict[str, Any] = json.loads(capsys.readouterr().out)
-    doc["seconds"] = time.monotonic() - began
     assert children_of(os.getpid()) - before == set(), "processes left running after the exploration"
     assert doc["kinds"]["all"]["schedules"] == count
     assert code == (0 if doc["ok"] else 1)
@@ -196,7 +193,6 @@ def test_three_drawn_schedules_agree_with_the_model(engine: str, tmp_path: Path,
 @pytest.mark.parametrize("engine", SERVERLESS)
 def test_fifty_drawn_schedules(engine: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     doc = explored(engine, 50, 50, 3, tmp_path, capsys)
-    assert doc["seconds"] < 15 * 60
     assert doc["ok"], doc["disagreements"]
 
 
@@ -204,7 +200,6 @@ def test_fifty_drawn_schedules(engine: str, tmp_path: Path, capsys: pytest.Captu
 @pytest.mark.parametrize("engine", [name for name in ENGINES if name not in SERVERLESS])
 def test_twenty_drawn_schedules_on_a_server(engine: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     doc = explored(engine, 20, 20, 3, tmp_path, capsys)
-    assert doc["seconds"] < 15 * 60
     assert doc["ok"], doc["disagreements"]
 
 
