@@ -364,7 +364,8 @@ def lockstep_group(spaces: list[Any], stats: dict[str, Any]) -> list[Any]:
     from sim.analysis.check.search import node_key, root
     from sim.base import memory
 
-    rows = [sharing_search()(space) for space in spaces]
+    sharing = sharing_search()
+    rows = [sharing(space) for space in spaces]
     starts = [root(space) for space in spaces]
     base = starts[0].state
     taken: dict[int, tuple[Any, Any]] = {}  # id(state) -> (state, the state it was taken over from)

@@ -3,28 +3,13 @@ a JUnit report right, and stops its CPU hog by the hog's process ids."""
 
 from __future__ import annotations
 
-import importlib.util
 import os
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
-from conftest import live
+from conftest import benchmark, live
 
-ROOT = Path(__file__).resolve().parent.parent
-
-
-def load_flake() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("flake", ROOT / "benchmarks" / "flake.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["flake"] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-flake = load_flake()
+flake = benchmark("flake")
 
 REPORT = """<?xml version="1.0" encoding="utf-8"?><testsuites><testsuite name="pytest">
 <testcase classname="tests.test_a" name="test_ok" time="0.1"/>

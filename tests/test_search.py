@@ -14,6 +14,7 @@ import re
 from typing import Any
 
 import pytest
+from conftest import benchmark
 
 from sim.analysis.check import enumerator
 from sim.analysis.check.check import CheckBound, Config, check, configurations, space_of
@@ -230,19 +231,6 @@ def test_the_check_that_choices_are_built_once_sees_a_repeat_and_an_orphan() -> 
     assert any("has no parent" in p for p in orphaned)
 
 
-def bench_check() -> Any:
-    """benchmarks/bench_check.py as a module (its `lockstep` mode is tested here)."""
-    import importlib.util
-    from pathlib import Path
-
-    path = Path(__file__).resolve().parent.parent / "benchmarks" / "bench_check.py"
-    spec = importlib.util.spec_from_file_location("bench_check", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.mark.parametrize("mode", list(Checkpoints), ids=lambda m: m.value)
 def test_rows_sharing_exactly_find_what_each_row_finds_and_fail_on_an_unnoted_read(
     mode: Checkpoints, monkeypatch: pytest.MonkeyPatch
@@ -252,7 +240,7 @@ def test_rows_sharing_exactly_find_what_each_row_finds_and_fail_on_an_unnoted_re
     their switches agree on every field the ticks read, find what each row finds alone (nodes,
     transitions, schedules, violations, counterexamples), having taken some over; a record of
     the reads that misses `fencing` makes them differ."""
-    bench = bench_check()
+    bench = benchmark("bench_check")
     spaces = [space_of(c, CheckBound(1, 6)) for c in configurations(Switches(), "each", [mode])]
     alone = [bench.findings(Search(space).run({node_key(start): start}, 0)) for space in spaces for start in [root(space)]]
     stats: dict[str, Any] = {"read": {}}
