@@ -249,3 +249,26 @@ def test_the_workflow_task_behaviour_needs_a_successor_that_was_itself_killed(tm
     other = replace(p, context=replace(p.context, killed=(0,)))
     rows = compare(engine, fault, replace(other, restored=3, restored_by_execution=(0, 0, 3)), other)
     assert [r["verdict"] for r in rows if r["figure"] == "steps restored"] == ["MISMATCH"]
+
+
+@pytest.mark.parametrize("missed", [0, 1], ids=["first-run-missed", "second-run-missed"])
+def test_runs_with_different_rows_are_lined_up_by_figure(missed: int) -> None:
+    """One of two runs ended before its barrier (its "faults injected" row, which the other run
+    does not have): every other figure, the same in both, stays the prediction's match, and
+    "faults injected" varies and is a MISMATCH, whichever run missed (paired by position, the
+    rows after it were compared with another figure's, or the merge failed)."""
+    engine, fault = ENGINES["dbos"], FAULT["crash"]
+    p = predict(engine, fault)
+    runs = [p, p]
+    runs[missed] = replace(p, unreached="w1 ended before after-call:s3")
+    rows = {r["figure"]: r for r in merge(engine, fault, runs, p)}
+    assert set(rows) == set(figures(p)) | {"faults injected"}
+    injected = rows.pop("faults injected")
+    assert injected["verdict"] == "MISMATCH"
+    assert sorted(injected["values"]) == ["all", "all but one: w1 ended before after-call:s3"]
+    assert {figure: r["verdict"] for figure, r in rows.items()} == dict.fromkeys(rows, "match")
+    # and a figure wrong in one run only is still found, on its own row
+    runs[1 - missed] = replace(runs[1 - missed], posts=p.posts + 1)
+    rows = {r["figure"]: r for r in merge(engine, fault, runs, p)}
+    assert rows["posts applied"]["verdict"] == "MISMATCH"
+    assert rows["acceptances"]["verdict"] == "match"

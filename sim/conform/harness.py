@@ -724,11 +724,17 @@ def compare(engine: Engine, fault: Fault, observed: Observed, predicted: Observe
 def merge(engine: Engine, fault: Fault, observations: list[Observed], predicted: Observed) -> list[dict[str, Any]]:
     """The rows of a fault run several times: a figure that was the same in every run is that
     run's row; one that varied is `varying`, with each run's value (never counted as a match):
-    a MISMATCH if any value is one, else explained by the behaviours that explain its values."""
-    per_run = [compare(engine, fault, o, predicted) for o in observations]
+    a MISMATCH if any value is one, else explained by the behaviours that explain its values.
+    Rows are lined up by figure, not by position: a run may show a row the others do not (the
+    "faults injected" row of a run whose worker ended before its barrier), and a figure a run
+    does not show is judged on its absent value there."""
+    shown = set(figures(predicted))
+    for observed in observations:
+        shown |= figures(observed).keys()
     rows: list[dict[str, Any]] = []
-    for n, row in enumerate(per_run[0]):
-        same = [run[n] for run in per_run]
+    for figure in [f for f in FIGURES if f in shown]:
+        same = [verdict(engine, fault, figure, observed, predicted) for observed in observations]
+        row = same[0]
         values = [r["observed"] for r in same]
         if len(set(values)) == 1:
             rows.append(row)
