@@ -8,7 +8,7 @@ import json
 import pytest
 
 from sim.cli import main
-from sim.analysis.profile_sweep import EVENTS, OWN, credit, engine_keeps, profile_rows
+from sim.analysis.profile_sweep import EVENTS, OWN, credit, engine_keeps, profile_rows, run_switches
 from sim.model.profiles import PROFILES, get
 from sim.properties import ARTICLE_NAMES
 from sim.run import simulate
@@ -78,6 +78,31 @@ def test_sweep_by_profile_counts_each_event_combination_as_the_runs_do() -> None
     # the engine alone keeps stale-write (its own fencing) and loses duplicate-effect (no key)
     assert "stale-write" in alone.keeps and "duplicate-effect" not in alone.keeps
     assert "duplicate-effect" in rows[[r.label for r in rows].index("+ key=per-operation")].keeps
+
+
+@pytest.mark.parametrize(("knob", "beyond"), [("reads=next-section", "faithful-digest"),
+                                              ("receiver=none", "uncorrected-duplicate")])
+def test_sweep_by_profile_counts_an_invariant_beyond_the_article_that_a_knob_breaks(
+        knob: str, beyond: str, capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    """A knob under --set can break an invariant beyond the article's model, which no protection
+    guards: every row counts it as its runs break it (counted here from the runs themselves), the
+    rows that break it do not keep it, and the table and --json show it (it was dropped, so that
+    "+ all of them" read as keeping everything)."""
+    profile = get("temporal")
+    name, value = knob.split("=")
+    rows = profile_rows(profile, {name: value})
+    for r in rows:
+        expected = dict.fromkeys(r.broken, 0)
+        for switches in run_switches(profile, r.adds, {name: value}):
+            _, result = simulate(switches, worked_example(switches))
+            for broken in result.broken:
+                expected[broken] += 1  # a KeyError here: an invariant the row does not count
+        assert r.broken == expected, r.label
+    assert rows[-1].label == "+ all of them" and rows[-1].broken[beyond] > 0 and beyond not in rows[-1].keeps
+    code, out, _ = run_cli(capsys, "sweep", "--profile", "temporal", "--set", knob)
+    assert code == 0 and beyond in out and max(len(line) for line in out.splitlines()) <= 80
+    code, out, _ = run_cli(capsys, "sweep", "--profile", "temporal", "--set", knob, "--json")
+    assert json.loads(out)["rows"][-1]["broken"][beyond] == rows[-1].broken[beyond]
 
 
 def test_sweep_by_profile_prints_what_the_engine_keeps(capsys: pytest.CaptureFixture[str]) -> None:

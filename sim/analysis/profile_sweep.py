@@ -20,10 +20,11 @@ schedule (`sim.model.schedule.worked_example`), the same the 864-run sweep makes
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from sim.model.profiles import Profile
+from sim import properties
 from sim.properties import ARTICLE_NAMES
 from sim.run import simulate
 from sim.model.schedule import worked_example
@@ -78,9 +79,8 @@ def row(profile: Profile, label: str, adds: tuple[str, ...], sets: dict[str, str
         if workflow is not None:
             switches = on_workflow(switches, workflow)
         _, result = simulate(switches, worked_example(switches, workflow))
-        for name in result.broken:
-            if name in broken:
-                broken[name] += 1
+        for name in result.broken:  # every invariant judged, the article's and those beyond it
+            broken[name] = broken.get(name, 0) + 1
         unfinished += not result.finished
         calls += result.model_calls
     return Row(label, adds, broken, unfinished, calls)
@@ -107,7 +107,11 @@ def profile_rows(profile: Profile, sets: dict[str, str] | None = None, workflow:
     missing). `sets` (from `--set`) applies to every row; with `workflow`, the runs are its
     worked example, its receiver's and assessor's settings under `sets`."""
     sets = sets or {}
-    return [row(profile, label, adds, sets, workflow) for label, adds in row_adds(profile)]
+    rows = [row(profile, label, adds, sets, workflow) for label, adds in row_adds(profile)]
+    # an invariant beyond the article's that broke in some row (a knob under --set can make one
+    # reachable) is a column of every row: 0 where it held, so that a row keeps it
+    beyond = [name for name in properties.NAMES if name not in ARTICLE_NAMES and any(name in r.broken for r in rows)]
+    return [replace(r, broken={name: r.broken.get(name, 0) for name in (*ARTICLE_NAMES, *beyond)}) for r in rows]
 
 
 def row_adds(profile: Profile) -> list[tuple[str, tuple[str, ...]]]:
