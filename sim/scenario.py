@@ -310,7 +310,9 @@ COUNTS = Form(
     {"type": "array", "items": COUNT.schema, "maxItems": MAX_LIST},
 )
 FLAG = Form("true or false", lambda v: isinstance(v, bool), {"type": "boolean"})
-NEWSLETTER = Form("a table {start_tick, digest, quoted_revenue}", lambda v: isinstance(v, dict), {"type": "object"})
+#: not empty: an empty table would compare nothing, and a check of it could not fail
+NEWSLETTER = Form("a table of one or more of {start_tick, digest, quoted_revenue}",
+                  lambda v: isinstance(v, dict) and len(v) > 0, {"type": "object", "minProperties": 1})  # fmt: skip
 VIOLATIONS = Form("a list of {invariant = name, tick = N}", lambda v: isinstance(v, list), {"type": "array"})
 
 
@@ -404,6 +406,11 @@ def _null(value: Any) -> Any:
     if isinstance(value, dict):
         return {k: _null(v) for k, v in value.items()}
     return value
+
+
+def expected_figures(expect: dict[str, Any]) -> int:
+    """How many figures an [expect] table compares (each of the newsletter's fields is one)."""
+    return sum(len(want) if key == "newsletter" else 1 for key, want in expect.items())
 
 
 def differences(expect: dict[str, Any], actual: dict[str, Any]) -> list[str]:

@@ -185,6 +185,42 @@ def test_scenarios_check_runs_every_named_scenario(capsys: pytest.CaptureFixture
     assert json.loads(out)["failed"] == 0
 
 
+def test_scenarios_check_fails_on_a_wrong_expect_table_and_on_none(capsys: pytest.CaptureFixture[str],
+                                                                     monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:  # fmt: skip
+    """A scenario whose [expect] table is wrong FAILS; one with no [expect] table compares
+    nothing, so it fails too (as `sim trace FILE --check` does), not counted as a match."""
+    from sim import scenario
+
+    text = (scenario.scenarios_dir() / "main.toml").read_text(encoding="utf-8")
+    assert "\nmodel_calls = 6\n" in text
+    (tmp_path / "a-right.toml").write_text(text, encoding="utf-8")
+    (tmp_path / "b-wrong.toml").write_text(text.replace("\nmodel_calls = 6\n", "\nmodel_calls = 7\n"), encoding="utf-8")
+    (tmp_path / "c-none.toml").write_text(text[: text.index("[expect]")], encoding="utf-8")
+    monkeypatch.setattr(scenario, "scenarios_dir", lambda: tmp_path)
+    code, out, _ = run_cli(capsys, "scenarios", "--check")
+    lines = out.splitlines()
+    assert code == 1, out
+    assert lines[0].startswith("a-right") and lines[0].split()[1] == "ok"
+    assert lines[1].startswith("b-wrong") and lines[1].split()[1] == "FAILED"
+    assert "model_calls: expected 7, got 6" in lines[2]
+    assert lines[3].split(maxsplit=1) == ["c-none", "FAILED: no [expect] table"]
+    assert lines[-1] == "1 of 3 scenarios match their [expect] tables"
+    code, out, _ = run_cli(capsys, "scenarios", "--check", "--json")
+    assert code == 1 and json.loads(out)["failed"] == 2
+
+
+def test_an_empty_newsletter_table_in_expect_is_refused(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """`newsletter = {}` compares nothing: a check of it could not fail, so the loader refuses it
+    (one line, exit 2); a newsletter table with a field is compared, each field a figure."""
+    path = tmp_path / "vacuous.toml"
+    path.write_text('[switches]\npins = "off"\n[expect]\nnewsletter = {}\n', encoding="utf-8")
+    code, _, err = run_cli(capsys, "trace", str(path), "--check")
+    assert code == 2 and "expect.newsletter" in err and len(err.strip().splitlines()) == 1
+    path.write_text('[switches]\npins = "off"\n[expect]\nnewsletter = {start_tick = 99, digest = "d9"}\n', encoding="utf-8")
+    code, _, err = run_cli(capsys, "trace", str(path), "--check")
+    assert code == 1 and "newsletter.start_tick: expected 99" in err and "newsletter.digest" in err
+
+
 def test_trace_help_lists_every_switch_and_knob_with_its_values(capsys: pytest.CaptureFixture[str]) -> None:
     from sim.model.knobs import KNOBS
     from sim.model.switches import SWITCHES

@@ -42,8 +42,9 @@ def _check_all(loaded: list[scenarios_mod.Scenario], as_json: bool) -> int:
     for s in loaded:
         _, outcome = run_scenario(s)
         diffs = scenarios_mod.differences(s.expect, outcome.to_json()) if s.expect else []
-        results.append((s.name, len(s.expect), diffs))
-    failed = [r for r in results if r[2]]
+        results.append((s.name, scenarios_mod.expected_figures(s.expect), diffs))
+    # a scenario with no [expect] compares nothing: it fails, as `sim trace FILE --check` does
+    failed = [r for r in results if r[2] or not r[1]]
     if as_json:
         emit_json({
             "scenarios": [{"name": n, "expected": e, "differences": d} for n, e, d in results],
@@ -52,7 +53,7 @@ def _check_all(loaded: list[scenarios_mod.Scenario], as_json: bool) -> int:
     else:
         width = max(len(name) for name, _, _ in results)
         for name, expected, diffs in results:
-            verdict = "FAILED" if diffs else (f"ok ({expected} figures)" if expected else "no [expect]")
+            verdict = "FAILED" if diffs else (f"ok ({expected} figures)" if expected else "FAILED: no [expect] table")
             click.echo(f"{name:<{width}}  {verdict}")
             for line in diffs:
                 click.echo(f"{'':<{width}}    {line}")

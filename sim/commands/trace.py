@@ -31,7 +31,7 @@ from sim.base.files import write_out
 from sim.render import itf, page, swimlane
 from sim.render.lifecycle import lifecycles
 from sim.run import run_scenario
-from sim.scenario import Scenario, differences, load
+from sim.scenario import Scenario, differences, expected_figures, load
 from sim.model.switches import PROTECTIONS
 from sim.engine.trace import Trace
 
@@ -203,7 +203,7 @@ def _checked(loaded: Scenario, diffs: list[str], machine: bool) -> int:
         for line in diffs:
             click.echo(f"  {line}", err=True)
         return 1
-    click.echo(f"check: ok ({len(loaded.expect)} expected figures match)", err=machine)
+    click.echo(f"check: ok ({expected_figures(loaded.expect)} expected figures match)", err=machine)
     return 0
 
 
