@@ -53,3 +53,22 @@ def test_every_claim_of_each_runnable_engine_is_judged() -> None:
         judged = claims.judge(ENGINES[engine], [(f, rows_of(engine, f.name)) for f in harness.FAULTS])
         assert {c["claim"].split("=")[0] for c in judged} == set(ENGINES[engine].switches)
         assert all(c["status"] in ("exercised", "documentation-only") for c in judged)
+
+
+def test_a_value_explained_that_is_the_other_values_prediction_tells_nothing() -> None:
+    """A row explained by a behaviour agrees with the claim only when its value is not what the
+    other value of the setting predicts: the engine behaving exactly as `fenced_end=stops` would,
+    excused by a behaviour, does not exercise `fenced_end=adopts`; another explained value does."""
+    engine, fault = ENGINES["dbos"], FAULT["zombie"]
+    others = [v for v in claims.values("fenced_end") if v != "adopts"]
+    mine = harness.figures(harness.predict(engine, fault))
+    for other in others:
+        theirs = harness.figures(harness.predict(engine, fault, {**engine.switches, "fenced_end": other}))
+        differs = [f for f, v in mine.items() if theirs.get(f) != v]
+        assert differs, other
+        as_other = [dict(r, verdict="explained", observed=theirs[r["figure"]]) if r["figure"] in differs else r
+                    for r in rows_of("dbos", "zombie")]  # fmt: skip
+        assert status("dbos", [("zombie", as_other)])["fenced_end=adopts"] == "documentation-only"
+        neither = [dict(r, verdict="explained", observed="a third value") if r["figure"] in differs else r
+                   for r in rows_of("dbos", "zombie")]  # fmt: skip
+        assert status("dbos", [("zombie", neither)])["fenced_end=adopts"] == "exercised"

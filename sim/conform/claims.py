@@ -7,7 +7,8 @@ A schedule run on the engine **tells the claim apart** from another value of the
 the profile in a figure the run compared. The claim is **exercised** when, for every other
 value, some schedule run here tells it apart and the run agreed with the profile's prediction
 on a figure that differs (a match, or explained by a behaviour; a figure that varied between
-runs tells nothing either way), and none disagreed; it is **contradicted** when a schedule
+runs tells nothing either way, and so does a value explained by a behaviour that is the other
+value's prediction), and none disagreed; it is **contradicted** when a schedule
 that tells it apart had a MISMATCH on such a figure; and it is
 **documentation-only** when no schedule run here tells it from some other value (then it rests
 on the source the profile cites).
@@ -50,9 +51,13 @@ def judge(engine: Engine, runs: list[tuple[harness.Fault, list[dict[str, Any]]]]
                 figures = harness.figures(harness.predict(engine, fault, switched))
                 differs = {f for f, v in predicted[fault.name].items() if figures.get(f) != v}
                 verdicts = {r["figure"]: r["verdict"] for r in rows if r["figure"] in differs}
+                # explained, the engine's value is not the profile's prediction: it tells the
+                # claim apart only when it is not the other value's prediction either
+                agrees = [r for r in rows if r["figure"] in differs and (r["verdict"] == "match" or (
+                    r["verdict"] == "explained" and r["observed"] != figures.get(r["figure"])))]  # fmt: skip
                 if any(v == "MISMATCH" for v in verdicts.values()):
                     against.append(f"{fault.name} ({', '.join(sorted(f for f, v in verdicts.items() if v == 'MISMATCH'))})")
-                elif any(v in ("match", "explained") for v in verdicts.values()):
+                elif agrees:
                     told[other].append(fault.name)
         out.append(verdict(claim.setting, told, against))
     return out
