@@ -5,6 +5,7 @@
     .venv/bin/python benchmarks/bench_check.py dask       # 1 and 2 Dask workers, per-unit overhead
     .venv/bin/python benchmarks/bench_check.py share      # what the rows of -p each could share
     .venv/bin/python benchmarks/bench_check.py lockstep   # the rows sharing exactly, tried
+    .venv/bin/python benchmarks/bench_check.py instructions [--against REV]   # counted, not timed
 
 `search` (default K = 3, T = 8, all-on, per-step; `--faults`, `--horizon` change it): the
 schedule enumerator (`sim.analysis.check.enumerator`, the reference) and the search, each in a fresh process
@@ -44,6 +45,20 @@ row's on every field read (the same for a run past the horizon). Reports the exp
 computed and taken over, which differing switches were read, the CPU against the rows searched
 one by one, and whether every row's findings (nodes, transitions, schedules, violations,
 counterexamples) are the same.
+
+`instructions` (default K = 2, T = 8): the machine instructions a search executes, counted by
+valgrind's callgrind rather than timed, so that the figure is the same whatever else the
+shared machine is doing (two counts of the same code differ by less than 0.1 %) and a change
+of a few per cent can be judged, which wall or CPU time here cannot. Each count runs in its
+own process under `valgrind --tool=callgrind` (about 50 times slower than without it):
+`check(all-on, per-step, K, T)`, less the same process stopped just before the search (the
+imports and the configuration), over its transitions; and the reference, the SimPy-free loop
+of `benchmarks/bench_sweep.py` stepping the sweep's 1,008 runs (their worlds built first, and
+not counted), over the engine ticks it steps.
+Reports instructions per transition, per reference tick, and their ratio (what a transition
+costs in bare engine ticks). With `--against REV` the same search is counted in a checkout of
+that commit too (a temporary `git worktree`, removed after): the change in per cent, and
+whether both searches found the same (a digest of the result). Needs valgrind on the PATH.
 
 `dask`: the same check (K = 2, T = 8, `-p each`, `--split 4`) on a `LocalCluster` of 1 and of
 2 worker processes (the speed-up), and the overhead of one unit of work: 200 units that do
@@ -508,12 +523,115 @@ def dask() -> None:
           f"in-process) / {tiny['units']} units = {per_unit * 1000:.1f} ms  ({load()})")  # fmt: skip
 
 
+#: `instructions`: the search, or (k < 0) the same process stopped just before it
+COUNTED = """
+import hashlib, sys
+from sim.analysis.check.check import CheckBound, check, configurations
+from sim.model.switches import Checkpoints, Switches
+bound = CheckBound(max(0, {k}), {t})
+configs = configurations(Switches(), "all", [Checkpoints.PER_STEP])
+if {k} >= 0:
+    (r,) = check(configs, bound)
+    print(r.transitions, hashlib.blake2b(repr(r).encode(), digest_size=8).hexdigest())
+"""
+
+#: `instructions`: the reference, the engine's ticks stepped by the SimPy-free loop of
+#: bench_sweep over the sweep's runs, their worlds built first (with `stop`, the same process
+#: stopped after building them, so that the difference is the stepping alone). With `tally`,
+#: run without valgrind: the loop checked against the engine's events (`reference_loop`), and
+#: the ticks it steps, counted by the controller's phases, which end every tick.
+REFERENCE = """
+import sys
+sys.path.insert(0, {benchmarks!r})
+import bench_sweep
+from sim.engine import rules
+from sim.engine.world import World
+ticks = 0
+if {tally}:
+    bench_sweep.reference_loop()
+    phase = rules.controller
+    def controller(*args):
+        global ticks
+        ticks += 1
+        return phase(*args)
+    rules.controller = controller
+worlds = [World(*bench_sweep._inputs(switches, gate)) for switches, gate in bench_sweep._runs()]
+if not {stop}:
+    for world in worlds:
+        bench_sweep._stepped(world)
+print(ticks)
+"""
+
+
+def collected(text: str) -> int:
+    """The instructions callgrind counted, from its summary line (`==pid== Collected : N`)."""
+    for line in text.splitlines():
+        head, sep, count = line.partition("Collected :")
+        if sep and head.startswith("=="):
+            return int(count.strip())
+    raise SystemExit(f"no callgrind summary in valgrind's output: {text.strip()[-300:]!r}")
+
+
+def counted(code: str, tree: Path) -> tuple[int, str]:
+    """Run `code` in a fresh interpreter on the checkout `tree` under callgrind: the
+    instructions it executed, and what it printed."""
+    env = {**os.environ, "PYTHONPATH": str(tree), "PYTHONHASHSEED": "0"}
+    with tempfile.TemporaryDirectory() as scratch:
+        done = subprocess.run(
+            ["valgrind", "--tool=callgrind", f"--callgrind-out-file={scratch}/out", sys.executable, "-c", code],
+            capture_output=True, text=True, env=env, cwd=scratch,
+        )  # fmt: skip
+    if done.returncode != 0:
+        raise SystemExit(f"valgrind failed ({done.returncode}): {done.stderr.strip()[-300:]}")
+    return collected(done.stderr), done.stdout.strip()
+
+
+def search_instructions(k: int, t: int, tree: Path) -> tuple[float, int, str]:
+    """Instructions per transition of the search in `tree`, its transitions, and its digest."""
+    whole, said = counted(COUNTED.format(k=k, t=t), tree)
+    before, _ = counted(COUNTED.format(k=-1, t=t), tree)
+    transitions, digest_ = said.split()
+    return (whole - before) / int(transitions), int(transitions), digest_
+
+
+def instructions(k: int, t: int, against: str | None) -> None:
+    """`instructions` (see the module docstring)."""
+    import shutil
+
+    if shutil.which("valgrind") is None:
+        raise SystemExit("instructions: valgrind is not on the PATH (Debian's package valgrind)")
+    print(f"instructions counted by callgrind, K={k} T={t} all-on per-step, python {sys.version.split()[0]}", flush=True)
+    per, transitions, mine = search_instructions(k, t, ROOT)
+    bench = str(ROOT / "benchmarks")
+    whole, _ = counted(REFERENCE.format(benchmarks=bench, stop=False, tally=False), ROOT)
+    before, _ = counted(REFERENCE.format(benchmarks=bench, stop=True, tally=False), ROOT)
+    tallied = subprocess.run([sys.executable, "-c", REFERENCE.format(benchmarks=bench, stop=False, tally=True)],
+                             capture_output=True, text=True, check=True, cwd=ROOT)  # fmt: skip
+    ticks = int(tallied.stdout.split()[-1])
+    tick = (whole - before) / ticks
+    print(f"  search: {per:,.0f} instructions a transition ({transitions:,} transitions)")
+    print(f"  reference: {tick:,.0f} instructions an engine tick (the SimPy-free loop, {ticks:,} ticks)")
+    print(f"  a transition costs {per / tick:.2f} engine ticks", flush=True)
+    if against is None:
+        return
+    with tempfile.TemporaryDirectory() as scratch:
+        other = Path(scratch) / "tree"
+        subprocess.run(["git", "worktree", "add", "--detach", "-q", str(other), against], cwd=ROOT, check=True)
+        try:
+            theirs, their_transitions, their_digest = search_instructions(k, t, other)
+        finally:
+            subprocess.run(["git", "worktree", "remove", "--force", str(other)], cwd=ROOT, check=True)
+    print(f"  {against}: {theirs:,.0f} instructions a transition ({their_transitions:,} transitions); "
+          f"this tree {100 * (per / theirs - 1):+.2f} %; the same result: {their_digest == mine}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("what", nargs="?", default="search", choices=["search", "big", "dask", "targets", "share", "lockstep"])
-    parser.add_argument("--faults", type=int, help="K (search: 3, share and lockstep: 2)")
-    parser.add_argument("--horizon", type=int, help="T (search: 8, share: 10, lockstep: 8)")
+    parser.add_argument("what", nargs="?", default="search", choices=["search", "big", "dask", "targets", "share", "lockstep", "instructions"])
+    parser.add_argument("--faults", type=int, help="K (search: 3, share, lockstep and instructions: 2)")
+    parser.add_argument("--horizon", type=int, help="T (search: 8, share: 10, lockstep and instructions: 8)")
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--against", metavar="REV", help="instructions: count the search of this commit too")
     args = parser.parse_args()
     if args.what == "search":
         search_vs_enumerator(args.faults or 3, args.horizon or 8)
@@ -525,6 +643,8 @@ def main() -> None:
         share(2 if args.faults is None else args.faults, args.horizon or 10)
     elif args.what == "lockstep":
         lockstep(2 if args.faults is None else args.faults, args.horizon or 8)
+    elif args.what == "instructions":
+        instructions(2 if args.faults is None else args.faults, args.horizon or 8, args.against)
     else:
         dask()
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import random
 import re
+import shutil
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -250,3 +252,22 @@ def test_rows_sharing_exactly_find_what_each_row_finds_and_fail_on_an_unnoted_re
     monkeypatch.setattr(bench.Reading, "__getattr__",
                         lambda self, name: getattr(self._record, name) if name == "fencing" else noted(self, name))  # fmt: skip
     assert [bench.findings(f) for f in bench.lockstep_group(spaces, {"read": {}})] != alone
+
+
+def test_the_instruction_count_reads_callgrinds_summary_and_repeats() -> None:
+    """The `instructions` benchmark (docs/check.md, "Counted, not timed: instructions per
+    transition"): its figure is callgrind's count, read from the summary line (a valgrind
+    output without one is refused, not read as 0); two counts of the same code agree within
+    0.01 % on a busy machine as on a quiet one, and more work counts more."""
+    bench = benchmark("bench_check")
+    assert bench.collected("==7== Events    : Ir\n==7== Collected : 5349352630\n==7==\n") == 5_349_352_630
+    with pytest.raises(SystemExit, match="no callgrind summary"):
+        bench.collected("==7== error: could not start\n")
+    if shutil.which("valgrind") is None:
+        pytest.skip("valgrind is not installed (Debian's package valgrind)")
+    root = Path(bench.ROOT)
+    idle, _ = bench.counted("pass", root)
+    again, _ = bench.counted("pass", root)
+    busy, said = bench.counted("print(sum(range(10**5)))", root)
+    assert abs(again - idle) <= idle / 10_000, (idle, again)
+    assert said == str(sum(range(10**5))) and busy > idle + 10**6

@@ -328,10 +328,8 @@ class Search:
 
     def merge(self, following: dict[NodeKey, Node], arrived: Node) -> None:
         """Add a node to the next level, merging it with an equal one already there."""
-        key = node_key(arrived, self.space.merge)
-        known = following.get(key)
-        if known is None:
-            following[key] = arrived
+        known = following.setdefault(node_key(arrived, self.space.merge), arrived)  # the key hashed once
+        if known is arrived:
             return
         known.count += arrived.count
         if arrived.rank < known.rank:
