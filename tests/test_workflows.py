@@ -768,3 +768,46 @@ def test_a_workflows_own_receivers_and_rules_are_why_a_protection_on_does_not_ho
         "a dependant takes the artifact by its own weaker rule (a workflow's)")
     notes = workflow_switches(files.load("release-notes"))  # a dedup service that forgets keys after 6 ticks
     assert properties.unguarded_by(notes, "duplicate-effect") == "a receiver of the workflow forgets keys (a finite retention)"
+
+
+NO_DEPENDANT = """
+name = "no-dependant"
+description = "two steps, one effect, nothing downstream reads the artifact"
+[[inputs]]
+name = "r"
+parts = ["p", "q"]
+[[steps]]
+name = "s-p"
+reads = ["r.p"]
+[[steps]]
+name = "s-q"
+reads = ["r.q"]
+[artifact]
+name = "art"
+assembles = ["s-p", "s-q"]
+figure = ["r.q"]
+[[effects]]
+name = "post"
+receiver = "dedup"
+"""
+
+
+def test_a_workflow_with_no_dependant_has_no_newsletter(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A workflow may declare no dependant (docs/workflows.md). Then nothing reads the artifact:
+    misused-dependant cannot break and the rule is never needed (the engine ran the article's
+    newsletter in its place, and the sweep reported the rule needed). The same workflow with one
+    dependant breaks misused-dependant, so the check can fail."""
+    path = tmp_path / "none.toml"
+    path.write_text(NO_DEPENDANT, encoding="utf-8")
+    wf = files.load(str(path))
+    assert not wf.dependants
+    assert "misused-dependant" not in _broken(wf, rule="latest-finished", pins="off")
+    done = sweep(workflow=wf)
+    assert done.summary["totals"]["invariants"]["misused-dependant"]["runs"] == 0
+    needs = [n.to_json()["protections"] for n in done.needs]
+    assert not any(n["rule"]["needed"] for n in needs if "rule" in n) and any("rule" in n for n in needs)
+    assert main(["trace", "main", "--workflow", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "none (the workflow declares no dependant)" in out and "Newsletter" not in out
+    path.write_text(NO_DEPENDANT + '[[dependants]]\nname = "reader"\nready = 6\n', encoding="utf-8")
+    assert "misused-dependant" in _broken(files.load(str(path)), rule="latest-finished", pins="off")

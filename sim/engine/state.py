@@ -477,7 +477,8 @@ def dependants(switches: Switches, schedule: Schedule) -> tuple[Dependant, ...]:
     """The run's dependants: the article's newsletter, or a workflow's, each with its own rule
     and gate where it declares them and the switches' otherwise; the first is ready at the
     schedule's `newsletter_ready` (the workflow's first ready tick, or what explore draws)."""
-    declared = switches.dependants or (Reader("newsletter", schedule.newsletter_ready),)
+    # a workflow (it has effects) declares its dependants, perhaps none; the article has its newsletter
+    declared = switches.dependants if switches.effects else (Reader("newsletter", schedule.newsletter_ready),)
     return tuple(Dependant(r.name, schedule.newsletter_ready if i == 0 else r.ready,
                            Rule(r.rule) if r.rule else switches.rule,
                            (r.gate or switches.gate.value) == Gate.FAIL_OPEN.value)

@@ -412,6 +412,8 @@ class _Builder:
         #: a run with several effects or dependants (a workflow's) has a row for each, named
         self.effects = tuple(r.name for r in setup.receivers) if setup.named else ()
         self.dependants = tuple((d.name, d.ready) for d in setup.dependants) if setup.named else ()
+        #: a workflow may declare no dependant: then there is no newsletter row at all
+        self.dependant_rows = bool(setup.dependants)
         # row key -> tick -> (marks, events, broke)
         self.cells: dict[str, dict[int, tuple[list[Mark], list[int], list[str]]]] = {}
         self.used: dict[str, tuple[str, str]] = {}  # legend key -> first (symbol, class) using it
@@ -466,7 +468,7 @@ class _Builder:
             rows.append(self.row("feed", "Feed post", "feed"))
         if self.dependants:
             rows += [self.row(f"newsletter:{name}", name, "newsletter") for name, _ in self.dependants]
-        else:
+        elif self.dependant_rows:
             rows.append(self.row("newsletter", "Newsletter", "newsletter"))
         legend = tuple(
             LegendEntry(key, group, *self.used[key], meaning)
@@ -643,7 +645,8 @@ class _Builder:
         """Each dependant's row: waiting from its ready tick, then the figure it starts quoting
         (the one newsletter row, or a row per dependant in a run with several)."""
         rows: list[tuple[str, str | None, int]] = [(f"newsletter:{name}", name, ready) for name, ready in self.dependants]
-        rows = rows or [("newsletter", None, self.trace.schedule.newsletter_ready)]
+        if not rows and self.dependant_rows:
+            rows = [("newsletter", None, self.trace.schedule.newsletter_ready)]
         for row, name, ready in rows:
             start = None
             for i, e in self.events:

@@ -27,6 +27,8 @@ def outcome_lines(result: Outcome, trace: Trace, so_far: int | None = None) -> l
     ready = trace.schedule.newsletter_ready
     if letter.start_tick is not None:
         news = f"started t{letter.start_tick} on {letter.digest} quoting {letter.quoted_revenue}"
+    elif trace.switches.effects and not trace.switches.dependants:
+        news = "none (the workflow declares no dependant)"
     elif so_far is None:
         news = "never started"
     else:
