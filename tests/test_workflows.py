@@ -811,3 +811,25 @@ def test_a_workflow_with_no_dependant_has_no_newsletter(tmp_path: Path, capsys: 
     assert "none (the workflow declares no dependant)" in out and "Newsletter" not in out
     path.write_text(NO_DEPENDANT + '[[dependants]]\nname = "reader"\nready = 6\n', encoding="utf-8")
     assert "misused-dependant" in _broken(files.load(str(path)), rule="latest-finished", pins="off")
+
+
+def test_a_dependants_own_fail_open_gate_with_pins_off_is_an_expected_break(tmp_path: Path) -> None:
+    """A dependant with its own fail-open gate and the rule from the switch admits as
+    any-accepted when pins are off (docs/workflows.md), so the misused-dependant break it lets
+    through is expected, whatever the gate switch says; with pins on it is not excused. (It was
+    excused only for a dependant with a rule of its own, so `sim explore` called the break
+    UNEXPECTED and exited 1.)"""
+    from dataclasses import replace
+
+    from sim.model.switches import Pins, Reader, Switches
+    from sim.properties.misused_dependant import own_weaker_rule
+
+    gated = replace(Switches(), dependants=(Reader("dep", 12, gate="fail-open"),))
+    assert own_weaker_rule(replace(gated, pins=Pins.OFF))
+    assert not own_weaker_rule(gated)
+    assert not own_weaker_rule(replace(Switches(), pins=Pins.OFF, dependants=(Reader("dep", 12),)))
+    path = tmp_path / "gated.toml"
+    path.write_text(NO_DEPENDANT + '[[dependants]]\nname = "dep"\nready = 12\ngate = "fail-open"\n', encoding="utf-8")
+    args = ["explore", "--workflow", str(path), "--seed", "1", "-n", "2000", "--set", "pins=off",
+            "--set", "gate=fail-closed", "--out", str(tmp_path / "out")]  # fmt: skip
+    assert main(args) == 0

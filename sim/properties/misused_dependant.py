@@ -86,7 +86,7 @@ def own_weaker_rule(switches: Switches) -> bool:
     for d in switches.dependants:
         if d.rule not in (None, "current-accepted"):
             return True
-        if d.gate == "fail-open" and switches.pins is Pins.OFF and d.rule is not None:
+        if d.gate == "fail-open" and switches.pins is Pins.OFF:
             return True
     return False
 
