@@ -440,7 +440,14 @@ def dump(description: str, switches: Switches, schedule: Schedule, expect: dict[
     # silent, change and post_death only shape the worked example's faults, which the
     # [schedule] below replaces kind by kind: they are not written, so the file says only
     # what runs
-    lines += [f'{name} = "{value}"' for name, value in switches.as_dict().items() if name not in FAULT_SWITCHES]
+    written = {name: value for name, value in switches.as_dict().items() if name not in FAULT_SWITCHES}
+    if workflow is not None:  # a knob the workflow sets itself, set back to the article's default
+        from sim import workflow as files
+        from sim.model.workflow import knobs_of
+
+        own = knobs_of(files.load(workflow))
+        written.update({name: switches.knob(name) for name, value in own.items() if switches.knob(name) != value})
+    lines += [f'{name} = "{value}"' for name, value in written.items()]
     lines += ["", "[schedule]"]
     lines += [f"{key} = {getattr(schedule, key)}" for key in SCALARS]
     for kind in KINDS:

@@ -833,3 +833,29 @@ def test_a_dependants_own_fail_open_gate_with_pins_off_is_an_expected_break(tmp_
     args = ["explore", "--workflow", str(path), "--seed", "1", "-n", "2000", "--set", "pins=off",
             "--set", "gate=fail-closed", "--out", str(tmp_path / "out")]  # fmt: skip
     assert main(args) == 0
+
+
+def test_a_knob_set_back_to_the_articles_value_on_a_workflow_is_kept_by_every_replay(tmp_path: Path) -> None:
+    """code-change declares the assessor `figures`; `--set assessor=form` runs it with `form`,
+    the article's default. Every replay must say so (it was dropped, being the article's
+    default, so each replay ran `figures`): the trace's replay command, the rerun line of
+    `sim explore`, and a counterexample file, which loads back with `form` and replays."""
+    from sim import scenario
+    from sim.analysis.explore import ExploreBounds, rerun_args
+    from sim.commands.trace import replay_command
+    from sim.model.workflow import workflow_switches
+    from sim.run import counterexample
+
+    wf = files.load("code-change")
+    set_back = workflow_switches(wf, {"assessor": "form"})
+    assert set_back.knob("assessor") == "form" and workflow_switches(wf).knob("assessor") == "figures"
+    main_on = scenario.load("main").with_workflow(wf)
+    assert replay_command(main_on.with_switches({"assessor": "form"})) == "sim trace main --workflow code-change --set assessor=form"
+    assert replay_command(main_on) == "sim trace main --workflow code-change"
+    assert rerun_args(set_back, 5, 10, ExploreBounds(workflow="code-change")).endswith("--workflow code-change --set assessor=form")
+    assert "--set" not in rerun_args(workflow_switches(wf), 5, 10, ExploreBounds(workflow="code-change"))
+    path = tmp_path / "back.toml"
+    path.write_text(counterexample("set back", set_back, worked_example(set_back, wf), "code-change"), encoding="utf-8")
+    loaded = scenario.load(str(path))
+    assert loaded.switches.knob("assessor") == "form"
+    assert main(["trace", str(path), "--check"]) == 0

@@ -447,10 +447,15 @@ def rerun_args(switches: Switches, seed: int, examples: int, bounds: ExploreBoun
     parts = [f"--seed {seed}", f"--examples {examples}", f"--max-faults {bounds.max_faults}"]
     if bounds.faults != "article":
         parts.append(f"--faults {bounds.faults}")
+    wf = None
     if bounds.workflow is not None:
         parts.append(f"--workflow {bounds.workflow}")
-    label = switches.set_args()
-    return " ".join(parts + ([label] if label else []))
+        from sim import workflow as files
+
+        wf = files.load(bounds.workflow)
+    from sim.model.workflow import set_pairs  # against the workflow's own knobs, not the article's
+
+    return " ".join(parts + [f"--set {pair}" for pair in set_pairs(switches, wf)])
 
 
 def counterexample_name(invariant: str, switches: Switches, seed: int) -> str:

@@ -70,10 +70,9 @@ def replay_command(scenario: Scenario) -> str:
     that a page does not depend on where it was written)."""
     named = scenario.source in ("<built-in>", f"scenarios/{scenario.name}.toml")
     name = scenario.name if named else Path(scenario.source).name
-    from sim.model.workflow import knobs_of
+    from sim.model.workflow import set_pairs
 
-    own = set(f"{k}={v}" for k, v in knobs_of(scenario.workflow).items())  # the workflow sets these itself
-    sets = " ".join(f"--set {pair}" for pair in scenario.switches.label().split() if pair not in own)
+    sets = " ".join(f"--set {pair}" for pair in set_pairs(scenario.switches, scenario.workflow))
     wf = scenario.workflow
     given = f" --workflow {wf.reference}" if wf is not None and scenario.workflow_given else ""
     return f"sim trace {name}{given}{' ' + sets if sets else ''}"

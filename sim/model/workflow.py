@@ -434,6 +434,19 @@ def workflow_switches(wf: Workflow, sets: dict[str, str] | None = None, base: Sw
     return on_workflow((base or Switches()).with_values({**knobs_of(wf), **(sets or {})}), wf)
 
 
+def set_pairs(switches: Switches, wf: Workflow | None) -> list[str]:
+    """`name=value` for each switch and knob of `switches` away from what a run of `wf` (or of
+    the article, for None) has without `--set`: the switches against the worked example's, the
+    knobs against the workflow's own. A knob the workflow sets, set back to the article's
+    default (`--set assessor=form` on a workflow that declares `figures`), is one: left out, a
+    replay would run the workflow's own value."""
+    own = knobs_of(wf)
+    pairs = [pair for pair in switches.label().split() if pair.partition("=")[::2] not in own.items()]
+    pairs += [f"{name}={switches.knob(name)}" for name, value in own.items()
+              if switches.knob(name) != value and f"{name}={switches.knob(name)}" not in pairs]  # fmt: skip
+    return pairs
+
+
 def knobs_of(wf: Workflow | None) -> dict[str, str]:
     """The knobs that say a workflow's receiver and assessor to the engine (none for the
     article's built-in shape, or for a workflow the engine cannot run)."""
