@@ -89,6 +89,7 @@ BAD = [
     ('assessor = "form"', 'assessor = "vibes"', "artifact.assessor: found 'vibes'; allowed: form, figures"),
     ('name = "digest"\n', 'name = "Digest!"\n', "name: found 'Digest!'; allowed: a name"),
     ('receiver = "dedup"', 'receiver = "no-key"\nretention = 5', "effects.announce.retention: only a dedup receiver"),
+    ('name = "announce"', 'name = "acceptance"', "effects.acceptance: the name 'acceptance' is the artifact's acceptance"),
 ]
 
 

@@ -267,6 +267,9 @@ def _check_effects(wf: Workflow) -> None:
     where = wf.source
     earlier: list[str] = []
     for e in wf.effects:
+        if e.name == "acceptance":  # `after = "acceptance"` names the acceptance, never an effect
+            raise WorkflowError(f"{where}: effects.acceptance: the name 'acceptance' is the artifact's acceptance, "
+                                "which `after` names; give the effect another name")  # fmt: skip
         if e.after in wf.step or e.after in {i.name for i in wf.inputs}:
             raise WorkflowError(f"{where}: effects.{e.name}.after: {e.after!r} comes before the acceptance; an "
                                 "effect is sent only after the artifact is accepted (allowed: 'acceptance' or an "
