@@ -112,3 +112,46 @@ def test_an_explicit_bound_stops_an_inline_search(tmp_path: Path) -> None:
     with pytest.raises(checker.OutOfMemory) as stop:
         checker.check(configs, bound, max_memory=max(limit, 64 << 20))
     assert stop.value.results[0].complete is False and stop.value.done == 0
+
+
+def _steps_workflow(path: Path, steps: int) -> Path:
+    """A workflow of `steps` steps, each reading a part of its own (a wide, flat pipeline)."""
+    parts = ", ".join(f'"p{i}"' for i in range(steps))
+    text = (f'name = "wide"\ndescription = "{steps} steps"\n[[inputs]]\nname = "r"\nparts = [{parts}]\n'
+            + "".join(f'[[steps]]\nname = "s{i}"\nreads = ["r.p{i}"]\n' for i in range(steps))
+            + '[artifact]\nname = "art"\nassembles = [' + ", ".join(f'"s{i}"' for i in range(steps)) + ']\n'
+            + 'figure = ["r.p1"]\n[[effects]]\nname = "post"\nreceiver = "dedup"\n'
+            + '[[dependants]]\nname = "dep"\nready = 12\n')  # fmt: skip
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_report_changes_over_too_many_steps_are_refused_before_any_search(tmp_path: Path,
+                                                                          capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    """A report change is offered over every non-empty set of the steps at every tick: 2^N - 1.
+    A workflow of more than MAX_CHANGE_SECTIONS steps is refused in one line (a 16-step one grew
+    to 24 GB in the estimate, past --max-memory, until the kernel killed it); one of that many
+    is accepted."""
+    from sim.base.limits import MAX_CHANGE_SECTIONS
+    from sim.model.schedule import Schedule
+
+    with pytest.raises(checker.BoundError, match="2,047 a tick"):
+        checker.CheckBound(1, 4, setting=Schedule(sections=MAX_CHANGE_SECTIONS + 1))
+    checker.CheckBound(1, 4, setting=Schedule(sections=MAX_CHANGE_SECTIONS))
+    wide = _steps_workflow(tmp_path / "wide.toml", 16)
+    assert main(["check", "--workflow", str(wide), "-k", "1", "-t", "4", "--out", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "65,535 a tick" in err and f"at most {MAX_CHANGE_SECTIONS} steps" in err
+
+
+def test_the_estimates_sample_stops_at_its_cap_and_says_at_least(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A sample that passes SAMPLE_CAP transitions stops there, and the estimate is a lower
+    bound, marked as one (`capped`), not a figure scaled as if the sample were whole."""
+    configs = checker.configurations(checker.base_switches({}), "all-on", [Checkpoints.PER_STEP])
+    bound = checker.CheckBound(max_faults=2, horizon=8)
+    whole = checker.estimate(configs, bound)
+    assert whole.exact and not whole.capped
+    monkeypatch.setattr(checker, "SAMPLE_CAP", 2_000)
+    capped = checker.estimate(configs, bound)
+    assert capped.capped and not capped.exact
+    assert 2_000 <= capped.transitions < whole.transitions

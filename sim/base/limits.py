@@ -20,6 +20,9 @@ MAX_NAME = 1024
 MAX_HORIZON = 1000
 #: the report's sections at most (`schedule.sections`, 2..MAX_SECTIONS: one letter each, A..Z)
 MAX_SECTIONS = 26
+#: the most sections (a workflow's steps) `sim check` offers report changes over: every
+#: non-empty set of them at every tick, 1,023 at 10 (`ReportChange.too_many_offers`)
+MAX_CHANGE_SECTIONS = 10
 #: any integer in a scenario's [schedule] or [expect], in absolute value
 MAX_INT = 1_000_000
 #: entries in one list of a scenario file (one fault kind's list, a change's sections, ...)

@@ -135,11 +135,15 @@ def check(max_faults: int, horizon: int, faults: str, sets: tuple[str, ...], pro
     target = prepare_folder(out)  # fail on a bad --out before the work
     written = checker.file_names(configs)  # and on a folder, FIFO, device or socket where a file goes
     refuse_special_in(target, lambda name: name in written)
-    guess = checker.estimate(configs, bound, 1 if scheduler else workers)
+    guess = checker.estimate(configs, bound, 1 if scheduler else workers, max_memory)
     gate_long_work(f"sim check of {bound.max_faults} fault(s) by t{bound.horizon} on {len(configs)} row(s)",
                    guess.seconds, yes)  # fmt: skip
-    said = (f"sim check: estimated {duration_words(guess.seconds)} (about {guess.transitions:,} transitions"
+    at_least = "at least " if guess.capped else ""  # the sample stopped at its cap: a lower bound
+    said = (f"sim check: estimated {at_least}{duration_words(guess.seconds).removeprefix(at_least and 'about ')} "
+            f"({at_least or 'about '}"
+            f"{guess.transitions:,} transitions"
             + ("" if guess.exact else f", scaled from a sample of {guess.sample[0]} fault(s) by t{guess.sample[1]}")
+            + (f" stopped at {checker.SAMPLE_CAP:,} transitions" if guess.capped else "")
             + f"); memory bound {megabytes(max_memory)}")  # fmt: skip
     started = time.perf_counter()
     results = _search(configs, bound, workers, scheduler, split, max_memory, merge, said)

@@ -35,7 +35,9 @@ from sim.base.limits import MAX_CHECK_FAULTS
 from sim.run import counterexample
 from sim.model.schedule import Schedule, workflow_setting
 from sim.base.memory import rss, tree_rss
-from sim.analysis.check.search import MERGES, Found, MemoryLimit, Node, Search, Space, fingerprint, node_key, root
+from sim.analysis.check.search import (
+    MERGES, Found, MemoryLimit, Node, Search, Space, TransitionLimit, fingerprint, node_key, root,
+)
 from sim.model.switches import (
     PROTECTIONS,
     WEAKENINGS,
@@ -84,6 +86,10 @@ class CheckBound:
             raise BoundError(f"--max-faults: {self.max_faults} is outside 0..{MAX_CHECK_FAULTS}")
         if not 1 <= self.horizon < self.setting.horizon:
             raise BoundError(f"--horizon: {self.horizon} is outside 1..{self.setting.horizon - 1}")
+        for kind in self.kinds:  # before any search: offers that cannot be enumerated are refused
+            why = kind.too_many_offers(self.setting)
+            if why is not None:
+                raise BoundError(f"--faults {self.faults}: {why}")
 
     @property
     def kinds(self) -> tuple[type[Fault], ...]:
@@ -397,34 +403,52 @@ class Estimate:
     seconds: float
     sample: tuple[int, int]
     exact: bool
+    #: the sample passed SAMPLE_CAP transitions (or the memory bound) and stopped: the figures
+    #: are scaled from what it did by then, a lower bound
+    capped: bool = False
 
 
-def estimate(configs: Sequence[Config], bound: CheckBound, workers: int = 1) -> Estimate:
+def estimate(configs: Sequence[Config], bound: CheckBound, workers: int = 1, max_memory: int = 0) -> Estimate:
     """Search the first row at a small bound (at most SAMPLE_FAULTS faults by SAMPLE_HORIZON,
     and one fault fewer for the growth per fault), time it, and scale it to the bound (see
     HORIZON_EXTRA and FAULT_DAMPING); every row is taken to cost what the first does. On the
-    bounds docs/check.md lists it is within a factor of 1.5."""
+    bounds docs/check.md lists it is within a factor of 1.5. A sample that passes SAMPLE_CAP
+    transitions (or `max_memory`) stops there, and the estimate is a lower bound (`capped`)."""
     k, t = bound.max_faults, bound.horizon
     ks, ts = min(k, SAMPLE_FAULTS), min(t, SAMPLE_HORIZON)
     started = time.process_time()
-    sample = _transitions(configs[0], replace(bound, max_faults=ks, horizon=ts))
+    sample, capped = _transitions(configs[0], replace(bound, max_faults=ks, horizon=ts), max_memory)
     per = (time.process_time() - started) / max(sample, 1)
-    exact = (ks, ts) == (k, t)
+    exact = (ks, ts) == (k, t) and not capped
     work = float(sample)
-    if not exact:
+    if capped:  # a lower bound: the sample's share of the horizon scaled up, no growth per fault
+        work *= (t / ts) ** (k + HORIZON_EXTRA)
+    elif not exact:
         if k > ks:  # then ks is SAMPLE_FAULTS >= 1: the sample's last growth per fault
-            growth = sample / max(_transitions(configs[0], replace(bound, max_faults=ks - 1, horizon=ts)), 1)
+            growth = sample / max(_transitions(configs[0], replace(bound, max_faults=ks - 1, horizon=ts), max_memory)[0], 1)
             for n in range(1, k - ks + 1):
                 work *= max(growth * FAULT_DAMPING**n, 1.0)
         work *= (t / ts) ** (k + HORIZON_EXTRA)
     total = min(work * len(configs), 1e30)
-    return Estimate(int(total), total * per / max(1, workers), (ks, ts), exact)
+    return Estimate(int(total), total * per / max(1, workers), (ks, ts), exact, capped)
 
 
-def _transitions(config: Config, bound: CheckBound) -> int:
+#: the most transitions the estimate's sample takes: the largest row of `-p each --faults all`
+#: takes 93,004 at its sample bound (K=2, T=8); a workflow of many steps, whose report changes
+#: are offered over every set of them, would take millions, and its memory, before the
+#: estimate could say the check is large
+SAMPLE_CAP = 500_000
+
+
+def _transitions(config: Config, bound: CheckBound, max_memory: int = 0) -> tuple[int, bool]:
+    """The transitions of the row's search at this bound, and whether it stopped at SAMPLE_CAP
+    (or at the memory bound) first."""
     space = space_of(config, bound)
     start = root(space)
-    return Search(space).run({node_key(start): start}, 0).transitions
+    try:
+        return Search(space, max_memory, SAMPLE_CAP).run({node_key(start): start}, 0).transitions, False
+    except (TransitionLimit, MemoryLimit) as stop:
+        return stop.found.transitions, True
 
 
 #: how often (seconds) a check with a memory bound looks at its workers' memory

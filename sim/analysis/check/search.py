@@ -206,15 +206,27 @@ class MemoryLimit(Exception):
         self.held = held
 
 
+class TransitionLimit(Exception):
+    """A search that stopped at its bound on transitions (`Search.transition_limit`): a
+    sample that would have been larger than a sample should be (`check.estimate`)."""
+
+    def __init__(self, found: Found) -> None:
+        super().__init__(found)
+        self.found = found
+
+
 class Search:
     """One search over a space, level by level (see the module docstring)."""
 
-    def __init__(self, space: Space, memory_limit: int = 0) -> None:
+    def __init__(self, space: Space, memory_limit: int = 0, transition_limit: int = 0) -> None:
         self.space = space
         self.found = Found()
         #: the most resident memory this process may hold (0: no bound); past it the search
         #: stops with `MemoryLimit`, carrying what it found so far
         self.memory_limit = memory_limit
+        #: the most transitions (0: no bound); past it, checked after each node, the search
+        #: stops with `TransitionLimit`
+        self.transition_limit = transition_limit
         self._next_look = memory.CHECK_EVERY
         # keyed by the enums' values: an Enum's own __hash__ is a Python call, and these
         # lookups run at every consult and every event
@@ -252,6 +264,8 @@ class Search:
                 self.arrive(node, plan, state, events, t, following)
             if self.memory_limit and found.transitions >= self._next_look:
                 self._look_at_memory()
+            if self.transition_limit and found.transitions >= self.transition_limit:
+                raise TransitionLimit(found)
         canon.trim()
         return following
 
@@ -378,4 +392,5 @@ class Search:
         return self.found
 
 
-__all__ = ["Chooser", "Found", "MemoryLimit", "Node", "Search", "Space", "fingerprint", "keys", "node_key", "root"]
+__all__ = ["Chooser", "Found", "MemoryLimit", "Node", "Search", "Space", "TransitionLimit", "fingerprint", "keys",
+           "node_key", "root"]

@@ -405,6 +405,12 @@ class Fault(ABC):
     def bound_words(cls, horizon: int, schedule: Setting) -> str:
         """What `sim check` enumerates of the kind, in words."""
 
+    @classmethod
+    def too_many_offers(cls, schedule: Setting) -> str | None:
+        """Why `sim check` cannot enumerate the kind's offers for this setting (None: it can):
+        a kind whose offers grow faster than the setting says so, before any search."""
+        return None
+
     def restricts_until(self) -> int | None:
         """The last tick at which this fault, once it has taken effect, can still change what
         `offers` gives (None: never after its own moment). `sim check`'s search keeps a fault

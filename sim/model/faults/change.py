@@ -27,7 +27,7 @@ from sim.model.faults.base import (
     lower,
     toward,
 )
-from sim.base.limits import MAX_SECTIONS, quote
+from sim.base.limits import MAX_CHANGE_SECTIONS, MAX_SECTIONS, quote
 
 #: chance that a drawn change touches one more section
 MORE_SECTIONS = 0.25
@@ -155,3 +155,14 @@ class ReportChange(AtTick):
     @classmethod
     def bound_words(cls, horizon: int, schedule: Setting) -> str:
         return f"any tick t0..t{horizon}, any non-empty set of the {schedule.sections} sections"
+
+    @classmethod
+    def too_many_offers(cls, schedule: Setting) -> str | None:
+        """Every non-empty set of the sections is offered at every tick: 2^N - 1 of them, each a
+        transition from every node with a fault left; past MAX_CHANGE_SECTIONS the offers alone
+        would not fit in memory (a workflow of 26 steps: 67 million a tick)."""
+        if schedule.sections <= MAX_CHANGE_SECTIONS:
+            return None
+        return (f"a report change is offered over every non-empty set of the {schedule.sections} steps "
+                f"({2 ** schedule.sections - 1:,} a tick); sim check enumerates them for at most "
+                f"{MAX_CHANGE_SECTIONS} steps ({2 ** MAX_CHANGE_SECTIONS - 1:,})")  # fmt: skip
