@@ -162,21 +162,31 @@ def test_the_writer_itself_refuses_what_a_command_did_not_check(tmp_path: Path) 
     assert fingerprint(fifo) == before and os.listdir(tmp_path) == ["x.txt"]
 
 
-def test_a_regular_file_and_a_symlink_are_written_over(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """What may be written over still is: a regular file, and a symlink (replaced itself,
-    its target left alone)."""
+def test_a_page_of_sims_and_a_symlink_are_written_over(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """What may be written over still is: a page sim wrote, and a symlink (replaced itself,
+    its target left alone). A regular file that is not a page of sim's (the scenario file
+    itself, a README) is not: one line, exit 2, the file as it was (it was replaced, so
+    `sim trace mine.toml --html mine.toml` lost the scenario)."""
     target = tmp_path / "elsewhere.txt"
     target.write_text("kept\n")
     (tmp_path / "link.html").symlink_to(target)
     (tmp_path / "file.html").write_text("old\n")
+    (tmp_path / "mine.toml").write_text('[switches]\npins = "off"\n')
     with inside(tmp_path):
         assert main(["trace", "main", "--html", "link.html"]) == 0
-        assert main(["trace", "main", "--html", "file.html"]) == 0
+        assert main(["trace", "main", "--html", "page.html"]) == 0
+        assert main(["trace", "main", "--set", "pins=off", "--html", "page.html"]) == 0
+        capsys.readouterr()
+        assert main(["trace", "main", "--html", "file.html"]) == 2
+        assert "file.html: a file sim did not write is there" in capsys.readouterr().err
+        assert main(["trace", "mine.toml", "--html", "mine.toml"]) == 2
     capsys.readouterr()
     assert target.read_text() == "kept\n"
     assert not (tmp_path / "link.html").is_symlink()
     assert (tmp_path / "link.html").read_text().startswith("<!DOCTYPE html>")
-    assert (tmp_path / "file.html").read_text().startswith("<!DOCTYPE html>")
+    assert "pins=off" in (tmp_path / "page.html").read_text()
+    assert (tmp_path / "file.html").read_text() == "old\n"
+    assert (tmp_path / "mine.toml").read_text() == '[switches]\npins = "off"\n'
 
 
 @pytest.mark.parametrize("value", ["--json", "-x"])

@@ -27,7 +27,7 @@ from sim.commands.common import (
 from sim.properties.outcome import Outcome, outcome
 from sim.properties import BY_NAME
 from sim.render import grid as grids
-from sim.base.files import write_out
+from sim.base.files import OutError, starts_with, write_out
 from sim.render import itf, page, swimlane
 from sim.render.lifecycle import lifecycles
 from sim.run import run_scenario
@@ -143,6 +143,8 @@ def trace(
 ) -> int:  # fmt: skip
     """Run one scenario (a name from `sim scenarios`, or a .toml file) and draw its trace."""
     _refuse_combinations(as_json, fmt, step, html_out)
+    if html_out is not None:
+        _refuse_foreign_file(html_out)
     loaded = load_scenario(scenario, sets, profile, workflow)
     notes = note_inert([run_of(loaded.switches, schedule_kinds(loaded.schedule))], IN_THE_SCHEDULE)
     events, result = run_scenario(loaded)
@@ -178,6 +180,17 @@ def trace(
                 con, swimlane.screen(events, shown, grid, title=title_of(loaded), width=con.width, stoppers=stoppers)
             )
     return _checked(loaded, diffs, machine) if check else 0
+
+
+def _refuse_foreign_file(path: Path) -> None:
+    """--html replaces only a page `sim` wrote: a regular file there that is not one (the
+    scenario file itself, a workflow file, a README) is left alone, one line, exit 2. A
+    symlink is replaced itself, never followed, as every output is (`sim.base.files`)."""
+    if path.is_symlink() or not path.exists() or not path.is_file():
+        return  # nothing there, a symlink, or a special file (which `write_out` refuses)
+    if not starts_with(path, page.HEAD.encode("utf-8")):
+        raise OutError(f"--html {path}: a file sim did not write is there (not a page of sim's); sim replaces "
+                       "only its own pages, so it leaves it alone: give another name")  # fmt: skip
 
 
 def _refuse_combinations(as_json: bool, fmt: str, step: bool, html_out: Path | None) -> None:
