@@ -138,13 +138,7 @@ def check(max_faults: int, horizon: int, faults: str, sets: tuple[str, ...], pro
     guess = checker.estimate(configs, bound, 1 if scheduler else workers, max_memory)
     gate_long_work(f"sim check of {bound.max_faults} fault(s) by t{bound.horizon} on {len(configs)} row(s)",
                    guess.seconds, yes)  # fmt: skip
-    at_least = "at least " if guess.capped else ""  # the sample stopped at its cap: a lower bound
-    said = (f"sim check: estimated {at_least}{duration_words(guess.seconds).removeprefix(at_least and 'about ')} "
-            f"({at_least or 'about '}"
-            f"{guess.transitions:,} transitions"
-            + ("" if guess.exact else f", scaled from a sample of {guess.sample[0]} fault(s) by t{guess.sample[1]}")
-            + (f" stopped at {checker.SAMPLE_CAP:,} transitions" if guess.capped else "")
-            + f"); memory bound {megabytes(max_memory)}")  # fmt: skip
+    said = _estimate_line(guess, max_memory)
     started = time.perf_counter()
     results = _search(configs, bound, workers, scheduler, split, max_memory, merge, said)
     if isinstance(results, (checker.Interrupted, checker.OutOfMemory)):
@@ -170,6 +164,16 @@ def check(max_faults: int, horizon: int, faults: str, sets: tuple[str, ...], pro
         _render(bound, results, files, seconds, workers)
     all_on_broken = any(r.broken for r in results if r.protections == "all-on")
     return 1 if all_on_broken else 0
+
+
+def _estimate_line(guess: checker.Estimate, max_memory: int) -> str:
+    """The estimate, said before the search (a lower bound when the sample stopped at its cap)."""
+    at_least = "at least " if guess.capped else ""
+    return (f"sim check: estimated {at_least}{duration_words(guess.seconds).removeprefix(at_least and 'about ')} "
+            f"({at_least or 'about '}{guess.transitions:,} transitions"
+            + ("" if guess.exact else f", scaled from a sample of {guess.sample[0]} fault(s) by t{guess.sample[1]}")
+            + (f" stopped at {checker.SAMPLE_CAP:,} transitions" if guess.capped else "")
+            + f"); memory bound {megabytes(max_memory)}")  # fmt: skip
 
 
 #: a check that stopped before its end: Ctrl-C (exit 130) or the memory bound (exit 3)
