@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sim.base.errors import ScenarioError, ScheduleError, SimError
-from sim.base.inputs import read_text
+from sim.base.inputs import longest_dotted_key, read_text
 from sim.model.faults import KINDS, by_key
 from sim.model.knobs import KNOBS
 from sim.base.limits import (
@@ -162,6 +162,8 @@ def _is_file(path: Path) -> bool:
 
 def parse(text: str, source: str, name: str, check_expect: bool = True) -> Scenario:
     """A scenario from its TOML text; every problem is a ScenarioError naming `source` and the key."""
+    if longest_dotted_key(text) >= MAX_DEPTH:  # before the parser, whose cost grows with its square
+        raise ScenarioError(f"{source}: tables or arrays nested too deeply (at most {MAX_DEPTH} levels)")
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from sim.base.errors import ScenarioError
-from sim.base.limits import MAX_NAME, MAX_TEXT, quote
+from sim.base.limits import MAX_DEPTH, MAX_NAME, MAX_TEXT, quote
 from sim.model.workflow import (
     NAME,
     TABLE,
@@ -32,7 +32,7 @@ from sim.model.workflow import (
     WorkflowError,
     check,
 )
-from sim.base.inputs import read_text
+from sim.base.inputs import longest_dotted_key, read_text
 
 #: the workflow a command runs when none is named: the article's pipeline
 DEFAULT = "digest"
@@ -76,6 +76,8 @@ def _read(path: Path, shown: str) -> str:
 
 def parse(text: str, source: str) -> Workflow:
     """A workflow from its TOML text."""
+    if longest_dotted_key(text) >= MAX_DEPTH:  # before the parser, whose cost grows with its square
+        raise WorkflowError(f"{source}: tables or arrays nested too deeply")
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

@@ -155,3 +155,37 @@ def test_the_estimates_sample_stops_at_its_cap_and_says_at_least(monkeypatch: py
     capped = checker.estimate(configs, bound)
     assert capped.capped and not capped.exact
     assert 2_000 <= capped.transitions < whole.transitions
+
+
+@pytest.mark.parametrize("text", [
+    ".".join(["a"] * 40_000) + " = 1\n",                      # 80 KB: 28 s and 6 GB in the parser
+    "[" + ".".join(["a"] * 40_000) + "]\n",                   # a table header
+    ".".join(['a."b"'] * 20_000) + " = 1\n",                  # quoted parts keep the key going
+    "[switches]\npins = 'off'\n" + "x = {" + ".".join(["a"] * 40_000) + " = 1}\n",  # inside an inline table
+])  # fmt: skip
+def test_a_long_dotted_key_is_refused_before_the_parser(text: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    """Python's TOML parser takes time and memory that grow with the square of a dotted key's
+    length; a key longer than the nesting allowed is refused from one linear pass over the text,
+    one line, exit 2, for a scenario file and a workflow file alike: the parser is never called."""
+    import tomllib
+
+    def parser_called(_: str) -> None:
+        raise AssertionError("the TOML parser was called")
+
+    monkeypatch.setattr(tomllib, "loads", parser_called)
+    path = tmp_path / "deep.toml"
+    path.write_text(text, encoding="utf-8")
+    assert main(["trace", str(path)]) == 2
+    assert main(["workflows", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 2 and err.count("nested too deeply") == 2, err
+
+
+def test_the_dotted_key_count_reads_keys_not_strings_comments_or_floats() -> None:
+    from sim.base.inputs import longest_dotted_key
+
+    assert longest_dotted_key('a.b."c.x".d = 1') == 3
+    assert longest_dotted_key("[a.b.c]\nx.y = 2\n") == 2
+    assert longest_dotted_key('x = 1.5\ny = [1.5, 2.5]\ns = "a.b.c.d.e.f.g.h.i"\n# a.b.c.d.e.f.g.h.i\n') == 1
+    assert longest_dotted_key('d = """\na.b.c.d.e.f.g.h.i\n"""\n') == 0
