@@ -189,3 +189,25 @@ def test_the_dotted_key_count_reads_keys_not_strings_comments_or_floats() -> Non
     assert longest_dotted_key("[a.b.c]\nx.y = 2\n") == 2
     assert longest_dotted_key('x = 1.5\ny = [1.5, 2.5]\ns = "a.b.c.d.e.f.g.h.i"\n# a.b.c.d.e.f.g.h.i\n') == 1
     assert longest_dotted_key('d = """\na.b.c.d.e.f.g.h.i\n"""\n') == 0
+
+
+def test_a_counterexample_name_too_long_for_the_file_system_is_refused_before_the_search(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    """The names say the settings and the seed: a 250-digit seed makes them longer than a file
+    system allows, found before any schedule is drawn (it was found at the first write, after
+    the search had started), one line, exit 2; the bound it checks holds every name a search
+    writes (`--faults all`, two settings off)."""
+    from sim.analysis.explore import ExploreBounds, longest_name
+    from sim.model.switches import Switches
+
+    out = tmp_path / "o"
+    assert main(["explore", "-n", "100", "--seed", "7" * 250, "--set", "fencing=off", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "file name would be up to" in err
+    assert not out.exists() or not any(out.iterdir())
+    assert main(["explore", "-n", "300", "--seed", "3", "--faults", "all", "--set", "fencing=off", "--set",
+                 "pins=off", "--out", str(out)]) in (0, 1)  # fmt: skip
+    capsys.readouterr()
+    switches = Switches().with_values({"fencing": "off", "pins": "off"})
+    written = [len(p.name.encode()) for p in out.iterdir()]
+    assert written and max(written) <= longest_name(switches, 3, ExploreBounds(faults="all"))

@@ -470,6 +470,15 @@ def may_write(switches: Switches, seed: int) -> Callable[[str], bool]:
     return lambda name: name.endswith((tail + ".toml", tail + ".html"))
 
 
+def longest_name(switches: Switches, seed: int, bounds: ExploreBounds) -> int:
+    """The longest file name, in bytes, a counterexample (or its page) of this search may get:
+    an invariant with every case beyond the article's model its fault kinds run (the names say
+    the settings and the seed, so enough of either can pass what a file system allows)."""
+    cases = tuple(sorted({kind.case for kind in bounds.kinds if not kind.article and kind.case}))
+    return max(len(counterexample_name(finding_key(name, cases), switches, seed).encode("utf-8"))
+               for name in properties.NAMES)  # fmt: skip
+
+
 def describe_faults(s: Schedule) -> str:
     """The schedule in words: its faults, then the setting's constants."""
     constants = f"{s.sections} sections, heartbeat limit {s.heartbeat_limit}, newsletter ready at t{s.newsletter_ready}"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import secrets
 import sys
 from pathlib import Path
@@ -29,6 +30,7 @@ from sim.analysis.explore import (
     for_workflow,
     coverage_kinds,
     estimate,
+    longest_name,
     may_write,
     rerun_args,
 )
@@ -36,13 +38,25 @@ from sim.analysis.explore import (
     explore as run_search,
 )
 from sim.model.faults import FAULT_SETS
-from sim.base.files import prepare_out, refuse_special_in
+from sim.base.files import OutError, prepare_out, refuse_special_in
 from sim.base.limits import MAX_EXAMPLES, MAX_EXPLORE_FAULTS
 from sim.properties import BY_NAME, judged, not_judged
 from sim.render.page import page_path
 from sim.model.switches import for_own_schedules
 
 DEFAULT_OUT = Path("reports/counterexamples")
+
+
+def _refuse_long_names(out: Path, longest: int) -> None:
+    """Before the search: a counterexample's name must fit the file system at --out."""
+    try:
+        most = os.pathconf(out, "PC_NAME_MAX")
+    except (OSError, ValueError):
+        most = 255
+    if longest > most:
+        raise OutError(f"--out {out}: a counterexample's file name would be up to {longest} bytes (it names the "
+                       f"settings and the seed), more than the {most} this file system allows: set fewer switches "
+                       "away from the worked example, or give a shorter --seed")  # fmt: skip
 
 
 @click.command()
@@ -85,6 +99,7 @@ def explore(examples: int, seed: int | None, sets: tuple[str, ...], profile: str
     if seed is None:
         seed = secrets.randbelow(2**32)
     refuse_special_in(out, may_write(switches, seed))  # a folder, FIFO, device or socket where a file goes
+    _refuse_long_names(out, longest_name(switches, seed, bounds))
     note_inert([run_of(switches, bounds.kinds)], DRAWN)
     guess = estimate(switches, seed=seed, examples=examples, bounds=bounds)
     gate_long_work(f"sim explore of {examples:,} schedules", guess.seconds, yes)
