@@ -6,6 +6,7 @@ that turns errors into messages and exit codes: 0 success, 1 a check failed, 2 b
 
 from __future__ import annotations
 
+import errno
 import os
 import sys
 from collections.abc import Mapping
@@ -112,14 +113,28 @@ def main(argv: list[str] | None = None) -> int:
         return _error(str(exc))
     except BrokenPipeError:
         return 0
+    except OSError as exc:
+        if exc.filename is not None or exc.errno not in _STREAM_ERRORS:
+            return _internal(exc)
+        # writing to standard output or error failed (a full disk, /dev/full): not a bug
+        return _error(f"cannot write the output ({os.strerror(exc.errno)})")
     except RecursionError:
         return _error("the input is nested too deeply to read")
     except MemoryError:
         return _error("out of memory: the input asks for more than this machine holds")
     except Exception as exc:  # noqa: BLE001 (a bug: one line, not a traceback; exit 1, never 2)
-        click.echo(f"sim: internal error (a bug in sim, please report it): {type(exc).__name__}: {exc}"[:500], err=True)
-        return 1
+        return _internal(exc)
     return result if isinstance(result, int) else 0
+
+
+#: what a write to a stream (standard output or error) fails with when the stream cannot take it
+_STREAM_ERRORS = (errno.ENOSPC, errno.EDQUOT, errno.EIO, errno.EFBIG)
+
+
+def _internal(exc: BaseException) -> int:
+    """A bug: one line, not a traceback; exit 1, never 2."""
+    click.echo(f"sim: internal error (a bug in sim, please report it): {type(exc).__name__}: {exc}"[:500], err=True)
+    return 1
 
 
 def _error(message: str) -> int:

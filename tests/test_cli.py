@@ -258,3 +258,14 @@ def test_shell_completion_offers_scenarios_settings_and_profiles(words: list[str
     done = subprocess.run([str(Path(sys.executable).with_name("sim"))], env=env, capture_output=True, text=True,
                           timeout=60)  # fmt: skip
     assert [line.split(",", 1)[1] for line in done.stdout.splitlines()] == expected, done.stderr
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full here")
+def test_a_full_output_stream_is_one_line_not_a_bug_report() -> None:
+    """Standard output that cannot take the output (/dev/full: no space left) is said in one
+    line, exit 2; it was reported as an internal error, a bug in sim."""
+    sim = str(Path(sys.executable).with_name("sim"))
+    with open("/dev/full", "w", encoding="utf-8") as full:
+        done = subprocess.run([sim, "trace", "main", "--json"], stdout=full, stderr=subprocess.PIPE, text=True)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr == "sim: error: cannot write the output (No space left on device)\n"
