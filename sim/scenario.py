@@ -127,6 +127,8 @@ EXPECT_KEYS: tuple[str, ...]
 def load(name_or_path: str, check_expect: bool = True) -> Scenario:
     """A named scenario, or a scenario file by path. Without `check_expect` its [expect] table
     is kept unchecked (`sim scenarios` listing the named ones, which tests check whole)."""
+    if not name_or_path.strip():
+        raise ScenarioError(f"scenario {quote(name_or_path)}: empty; allowed: a name `sim scenarios` lists, or a path")
     if len(name_or_path) > MAX_NAME or "\x00" in name_or_path:
         raise ScenarioError(f"scenario {quote(name_or_path)}: not a scenario name or path (at most {MAX_NAME} characters, no NUL)")
     path = Path(name_or_path)

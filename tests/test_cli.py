@@ -269,3 +269,12 @@ def test_a_full_output_stream_is_one_line_not_a_bug_report() -> None:
         done = subprocess.run([sim, "trace", "main", "--json"], stdout=full, stderr=subprocess.PIPE, text=True)
     assert done.returncode == 2, done.stderr
     assert done.stderr == "sim: error: cannot write the output (No space left on device)\n"
+
+
+def test_an_empty_scenario_or_file_name_is_named_as_empty(capsys: pytest.CaptureFixture[str]) -> None:
+    """An empty argument was read as the current folder (": is a folder, not a scenario file")."""
+    assert main(["trace", ""]) == 2
+    assert "scenario '': empty" in capsys.readouterr().err
+    assert main(["trace", "main", "--html", ""]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "expected a file, got an empty name" in err

@@ -93,6 +93,8 @@ def file_value(ctx: click.Context, param: click.Parameter, value: Path | None) -
     or a symlink is there (a folder, a FIFO, a device, a socket: never written over)."""
     if value is None:
         return None
+    if not str(value).strip() or str(value) == ".":  # Path("") is "."
+        raise click.BadParameter("expected a file, got an empty name", ctx, param)
     if str(value).startswith("-"):
         raise click.BadParameter(f"expected a file, got {str(value)!r}, which looks like an option", ctx, param)
     from sim.base.files import refuse_special
