@@ -203,6 +203,28 @@ def test_a_failed_swap_leaves_the_old_set_and_no_temporary_folder(tmp_path: Path
     assert os.listdir(tmp_path) == ["out"]
 
 
+@pytest.mark.parametrize("exchange", [True, False], ids=["exchange", "two-renames"])
+def test_an_old_folder_that_cannot_be_removed_does_not_fail_the_swap(
+        exchange: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    """The new set stands once swapped; an old folder that cannot be removed (an immutable file
+    in it) is left for the next run's clean-up, not reported as a failed write (which said
+    'cannot replace the folder', exit 2, after the folder had been replaced)."""
+    import shutil
+
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "old.toml").write_text("old\n")
+    if not exchange:
+        monkeypatch.setattr(files, "exchange", lambda *args: False)
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise PermissionError(1, "Operation not permitted")
+
+    monkeypatch.setattr(shutil, "rmtree", refuse)
+    replace_folder(prepare_folder(out), {"new.toml": "new\n"})
+    assert tree(out) == {"new.toml": b"new\n"}
+
+
 def test_a_set_into_a_missing_folder(tmp_path: Path) -> None:
     target = tmp_path / "a" / "b"
     replace_folder(prepare_folder(target), {"check.json": "1\n"})

@@ -483,7 +483,7 @@ def _swap(parent: int, build: str, name: str) -> None:
         return
     if exchange(parent, build, name):
         os.fsync(parent)
-        shutil.rmtree(build, dir_fd=parent)  # now the old folder
+        _remove_old(parent, build)  # now the old folder
         return
     # two renames; a kill between them is finished by clean_leftovers at the next run
     new, old = temp_name("new", name), temp_name("old", name)
@@ -492,7 +492,17 @@ def _swap(parent: int, build: str, name: str) -> None:
     os.rename(name, old, src_dir_fd=parent, dst_dir_fd=parent)
     os.rename(new, name, src_dir_fd=parent, dst_dir_fd=parent)
     os.fsync(parent)
-    shutil.rmtree(old, dir_fd=parent)
+    _remove_old(parent, old)
+
+
+def _remove_old(parent: int, name: str) -> None:
+    """Remove the old folder once the new one stands: the work is done, so a part that cannot
+    be removed (an immutable file in it) is left for `clean_leftovers`, not reported as a
+    failure of a write that succeeded."""
+    try:
+        shutil.rmtree(name, dir_fd=parent)
+    except OSError:
+        pass
 
 
 __all__ = [
