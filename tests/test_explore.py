@@ -427,3 +427,31 @@ def test_durations_in_words(seconds: float, words: str) -> None:
     from sim.commands.common import duration_words
 
     assert duration_words(seconds) == words
+
+
+def test_an_invariant_broken_with_the_same_cases_is_shrunk_once_and_finds_the_same(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A schedule that breaks an invariant with the same cases beyond the article as one already
+    shrunk is not shrunk again; the findings are those of the search that shrank every such
+    schedule (its shrinks mostly ended at a key already found), with fewer shrinks."""
+    from sim.analysis.explore import ExploreBounds, explore
+    from sim.model.switches import Switches
+
+    switches, bounds = Switches().with_values({"pins": "off"}), ExploreBounds(faults="all", max_faults=6)
+    shrunk: list[tuple[str, tuple[int, ...]]] = []
+    real_shrink = explore_module.shrink
+
+    def counting(switches: Switches, schedule: Any, invariant: str, bounds: ExploreBounds) -> Any:
+        shrunk.append((invariant, explore_module.beyond_cases(schedule.faults)))
+        return real_shrink(switches, schedule, invariant, bounds)
+
+    monkeypatch.setattr(explore_module, "shrink", counting)
+    once = explore(switches, seed=1, examples=600, bounds=bounds)
+    pairs = len(shrunk)
+    assert pairs == len(set(shrunk)), "a pair was shrunk twice"
+    real_record = explore_module._record_findings
+    monkeypatch.setattr(explore_module, "_record_findings", lambda *args: real_record(*args[:-1], set()))
+    shrunk.clear()
+    every = explore(switches, seed=1, examples=600, bounds=bounds)
+    assert len(shrunk) > pairs
+    assert [(f.key, f.tick, f.found_at, f.schedule) for f in once.findings] == [
+        (f.key, f.tick, f.found_at, f.schedule) for f in every.findings]
