@@ -860,3 +860,39 @@ def test_a_knob_set_back_to_the_articles_value_on_a_workflow_is_kept_by_every_re
     loaded = scenario.load(str(path))
     assert loaded.switches.knob("assessor") == "form"
     assert main(["trace", str(path), "--check"]) == 0
+
+
+def test_a_report_change_on_a_workflow_touches_only_steps_some_change_of_its_parts_reaches(tmp_path: Path) -> None:
+    """On release-notes (notes reads the two summaries, each of its own part), a change of a
+    part reaches its summary and the notes: a change of the first summary alone cannot happen.
+    The loader refuses it in a scenario file, `sim check` offers only the sets a change of some
+    parts gives (it offered every set, and wrote counterexamples no change gives), and `sim
+    explore` draws only those; a workflow whose steps each read a part of their own (digest)
+    keeps every set, as the article does."""
+    import random
+
+    from sim.analysis.explore import SeededChoices, draw_schedule, for_workflow, ExploreBounds
+    from sim.model.faults import ReportChange
+    from sim.model.schedule import workflow_setting
+    from sim import scenario
+
+    wf = files.load("release-notes")
+    setting = workflow_setting(wf)
+    assert setting.change_atoms == ((1, 3), (2, 3))
+    assert workflow_setting(files.load("digest")).change_atoms == ()
+    path = tmp_path / "rn.toml"
+    path.write_text('workflow = "release-notes"\n[schedule]\nchanges = [{at = 12, sections = [1]}]\n', encoding="utf-8")
+    assert main(["trace", str(path)]) == 2
+    path.write_text('workflow = "release-notes"\n[schedule]\nchanges = [{at = 12, sections = [1, 3]}]\n', encoding="utf-8")
+    assert scenario.load(str(path)).schedule.of(ReportChange) == (ReportChange(12, (1, 3)),)
+    offered = {f.sections for f in ReportChange.offers((), 3, (3,), 12, setting)}  # type: ignore[attr-defined]
+    assert offered == {(1, 3), (2, 3), (1, 2, 3)}
+    bounds = for_workflow(ExploreBounds(), wf, "release-notes")
+    choices = SeededChoices(random.Random(5))
+    drawn = [f.sections for _ in range(400) for f in draw_schedule(choices, bounds).of(ReportChange)]
+    assert drawn and set(drawn) <= offered and len(set(drawn)) > 1
+    out = tmp_path / "check"
+    assert main(["check", "--workflow", "release-notes", "-k", "1", "-t", "12", "-p", "each", "-j", "1",
+                 "--out", str(out)]) in (0, 1)  # fmt: skip
+    changes = [c.sections for p in out.glob("*.toml") for c in scenario.load(str(p)).schedule.of(ReportChange)]
+    assert changes and set(changes) <= offered

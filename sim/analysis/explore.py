@@ -170,6 +170,7 @@ def draw_schedule(c: Choices, bounds: ExploreBounds = ExploreBounds()) -> Schedu
         figure=bounds.example.figure,
         calls=bounds.example.calls,
         names=bounds.example.names,
+        change_atoms=bounds.example.change_atoms,
     )
 
 

@@ -46,10 +46,28 @@ class Schedule:
     #: each step's name, in run order (a workflow's, `sim.model.workflow.order`), for the pages;
     #: () for s1..sN, as in the article; set by a workflow, never read by the rules
     names: tuple[str, ...] = ()
+    #: the steps (1-based) a change of each of the inputs' parts reaches, where that is not
+    #: each step alone (a workflow whose steps read other steps, or share a part): a report
+    #: change may then touch only a union of these (`realizable`); () for any set, as in the
+    #: article; set by a workflow, not by a scenario file's [schedule]
+    change_atoms: tuple[tuple[int, ...], ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "faults", canonical(self.faults))
         self.validate()
+
+    def realizable(self, sections: tuple[int, ...]) -> bool:
+        """Whether some change of the inputs' parts touches exactly these sections: always in
+        the article's setting; in a workflow's, when they are the union of the atoms inside
+        them (`change_atoms`)."""
+        if not self.change_atoms:
+            return True
+        wanted = set(sections)
+        covered: set[int] = set()
+        for atom in self.change_atoms:
+            if wanted.issuperset(atom):
+                covered.update(atom)
+        return covered == wanted
 
     def of(self, kind: type[F]) -> tuple[F, ...]:
         """The faults of one kind."""
@@ -136,7 +154,8 @@ def worked_example(switches: Switches, workflow: Workflow | None = None) -> Sche
         changes = {Change.DURING: ex.change_ticks[0], Change.AFTER: ex.change_ticks[1]}
         plain = shape.steps == tuple(f"s{i + 1}" for i in range(shape.sections))  # the article's names
         base = Schedule(sections=shape.sections, newsletter_ready=shape.newsletter_ready, figure=shape.figure,
-                        calls=shape.calls, names=() if plain else shape.steps)  # fmt: skip
+                        calls=shape.calls, names=() if plain else shape.steps,
+                        change_atoms=shape.change_atoms)  # fmt: skip
     wake = wake_tick if switches.silent is Silent.PAUSED else None
     faults: list[Fault] = [Silence(attempt=1, at=silence, wake=wake)]
     change_tick = changes.get(switches.change)

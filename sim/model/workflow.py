@@ -389,6 +389,8 @@ class EngineShape:
     knobs: dict[str, str]
     effects: tuple[Receiver, ...] = ()
     dependants: tuple[Reader, ...] = ()
+    #: the steps each part's change reaches, where some step has no part of its own (`change_atoms`)
+    change_atoms: tuple[tuple[int, ...], ...] = ()
 
     @property
     def sections(self) -> int:
@@ -414,7 +416,20 @@ def engine_shape(wf: Workflow) -> EngineShape | str:
     dependants = tuple(Reader(d.name, d.ready, d.rule, d.gate) for d in wf.dependants)
     ready = wf.dependants[0].ready if wf.dependants else example_faults(wf).change_ticks[1]
     return EngineShape(steps, calls if any(c != 1 for c in calls) else (), tuple(reaching), ready,
-                       {"assessor": wf.artifact.assessor}, effects, dependants)  # fmt: skip
+                       {"assessor": wf.artifact.assessor}, effects, dependants, change_atoms(wf, steps))  # fmt: skip
+
+
+def change_atoms(wf: Workflow, steps: tuple[str, ...]) -> tuple[tuple[int, ...], ...]:
+    """For each of the inputs' parts, the engine steps (1-based) its change reaches: those that
+    read it, directly or through the steps they read. A change of several parts reaches the
+    union of theirs, so these are what any report change on the workflow is made of. () when
+    each step alone is one of them (every set of steps is then some change, as in the
+    article: a change may name any)."""
+    atoms = {tuple(n + 1 for n, name in enumerate(steps) if part in reads_through(wf, name)) for part in wf.parts}
+    atoms.discard(())
+    if all((n,) in atoms for n in range(1, len(steps) + 1)):
+        return ()
+    return tuple(sorted(atoms, key=lambda atom: (len(atom), atom)))
 
 
 def on_workflow(switches: Switches, wf: Workflow | None) -> Switches:

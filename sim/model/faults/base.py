@@ -47,6 +47,11 @@ class Setting(Protocol):
     @property
     def horizon(self) -> int: ...
 
+    @property
+    def change_atoms(self) -> tuple[tuple[int, ...], ...]: ...
+
+    def realizable(self, sections: tuple[int, ...]) -> bool: ...
+
 
 #: what a fault kind reads to see itself in a run: a trace event of its kind `shown_by`, whose
 #: payload it reads with `sim.model.events.payload`
@@ -230,6 +235,9 @@ class Bounds(Protocol):
 
     @property
     def max_nth(self) -> int: ...  # faults that name the nth post or send name one of the first max_nth
+
+    @property
+    def example(self) -> Setting: ...  # the setting a drawn schedule keeps (a workflow's, or the article's)
 
 
 #: chance that a fault's tick is drawn from the whole range rather than near its earliest tick

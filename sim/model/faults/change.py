@@ -41,6 +41,11 @@ def section_sets(sections: int) -> tuple[tuple[int, ...], ...]:
     )
 
 
+def _atoms_words(schedule: Setting) -> str:
+    """The steps each part's change reaches, in words: `[1, 3], [2, 3]`."""
+    return ", ".join(str(list(atom)) for atom in schedule.change_atoms) + " (the steps each part's change reaches)"
+
+
 #: the changes offered at a tick, by (tick, the section sets)
 _OFFERED: dict[tuple[int, tuple[tuple[int, ...], ...]], tuple[ReportChange, ...]] = {}
 
@@ -90,6 +95,10 @@ class ReportChange(AtTick):
                     raise ScheduleError(f"changes: section {sec} at t{c.at} is outside 1..{schedule.sections}")
             if len(set(c.sections)) != len(c.sections):
                 raise ScheduleError(f"changes: the change at t{c.at} names a section twice")
+            if not schedule.realizable(c.sections):
+                raise ScheduleError(f"changes: sections {list(c.sections)} at t{c.at}: no change of the inputs touches "
+                                    f"exactly these steps (a change reaches every step reading its part, through the "
+                                    f"steps that read others); a change is a union of {_atoms_words(schedule)}")  # fmt: skip
         if len({c.at for c in faults}) != len(faults):
             raise ScheduleError("changes: two report changes at the same tick")
 
@@ -107,6 +116,13 @@ class ReportChange(AtTick):
     @classmethod
     def draw(cls, c: Choices, bounds: Bounds, sections: int, drawn: Sequence[Fault]) -> ReportChange | None:
         at = draw_tick(c, 0, bounds)
+        atoms = bounds.example.change_atoms
+        if atoms:  # a workflow's: a union of the steps its parts' changes reach
+            touched = list(c.pick(atoms))
+            for atom in atoms:
+                if not set(atom) <= set(touched) and c.flip(MORE_SECTIONS):
+                    touched += [x for x in atom if x not in touched]
+            return None if any(isinstance(f, ReportChange) and f.at == at for f in drawn) else cls(at, tuple(sorted(touched)))
         touched = [c.pick(toward(2, 1, sections))]
         for section in range(1, sections + 1):
             if section not in touched and c.flip(MORE_SECTIONS):
@@ -133,9 +149,10 @@ class ReportChange(AtTick):
 
     @classmethod
     def singles(cls, bounds: Bounds, sections: int) -> Iterator[ReportChange]:
+        atoms = bounds.example.change_atoms or tuple((section,) for section in toward(2, 1, sections))
         for at in range(bounds.last_tick + 1):
-            for section in toward(2, 1, sections):
-                yield cls(at, (section,))
+            for atom in atoms:
+                yield cls(at, atom)
 
     @classmethod
     def observe(cls, event: Observed) -> tuple[str, int, int]:
@@ -146,6 +163,8 @@ class ReportChange(AtTick):
     def offers(cls, code: Sequence[Fault], tick: int, where: tuple[int, ...], horizon: int,
                schedule: Setting) -> list[Fault]:  # fmt: skip
         sets = section_sets(schedule.sections)
+        if schedule.change_atoms:  # a workflow's: only the sets some change of its parts touches
+            sets = tuple(x for x in sets if schedule.realizable(x))
         key = (tick, sets)
         offered = _OFFERED.get(key)
         if offered is None:  # built once per tick: `sim check` asks at every node's input phase
@@ -154,6 +173,8 @@ class ReportChange(AtTick):
 
     @classmethod
     def bound_words(cls, horizon: int, schedule: Setting) -> str:
+        if schedule.change_atoms:
+            return f"any tick t0..t{horizon}, any union of {_atoms_words(schedule)}"
         return f"any tick t0..t{horizon}, any non-empty set of the {schedule.sections} sections"
 
     @classmethod
