@@ -146,7 +146,8 @@ def sweep(workers: int, as_json: bool, out: Path, profile: str | None, sets: tup
     (no reports are written).
 
     With --workflow NAME|FILE: the 864 runs of that workflow's worked example; its reports go
-    to OUT/workflows/NAME/ (sweep.json, sweep.csv, sweep.md, sweep-map.svg and its explainer.html).
+    to OUT/workflows/NAME/ (sweep.json, sweep.csv, sweep.md, sweep-map.svg and its explainer.html),
+    but for digest, the article's own, whose sweep and reports are those of `sim sweep`.
     """
     if profile is not None:
         return _profile_sweep(profile, sets, as_json, _workflow_of(workflow)[0])
