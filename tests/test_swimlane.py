@@ -205,3 +205,14 @@ def test_step_answers_unknown_input_and_lets_the_last_tick_go_back() -> None:
     assert prompts[:2] == ["t0/t14", "t0/t14"]  # the unknown line did not advance
     assert prompts[2:] == ["t14/t14 (last)", "t13/t14", "t14/t14 (last)"]
     assert "Outcome" in out.split("t14/t14 (last)")[-1]
+
+
+def test_the_swimlane_docs_trace_quotes_is_what_the_command_prints(capsys: pytest.CaptureFixture[str]) -> None:
+    """docs/trace.md quotes the main trace's swimlane; it had drifted (the feed's two '?')."""
+    from sim.cli import main
+
+    doc = (Path(__file__).parent.parent / "docs" / "trace.md").read_text(encoding="utf-8")
+    block = doc.split("## The swimlane\n\n```\n", 1)[1].split("```", 1)[0]
+    assert main(["trace", "main", "--width", "100", "--no-color"]) == 0
+    printed = capsys.readouterr().out.splitlines()
+    assert printed[2 : 2 + len(block.splitlines())] == block.splitlines()
