@@ -132,6 +132,21 @@ def test_embedded_runs_read_back_as_sweep_json(doc: dict[str, Any], data: dict[s
         assert got == want, f"run {want['id']}"
 
 
+WORKFLOW_PAGES = sorted((Path(__file__).parent.parent / "reports" / "workflows").glob("*/explainer.html"))
+
+
+@pytest.mark.parametrize("page_path", WORKFLOW_PAGES, ids=lambda p: p.parent.name)
+def test_each_workflows_page_reads_back_as_its_sweep_json(page_path: Path) -> None:
+    """A workflow's page (committed, and checked fresh by the reports' tests) decodes to its own
+    sweep.json, run by run, including the invariants beyond the article its runs break (the
+    decoder read only the article's five and failed on three workflows' pages)."""
+    runs = decode(embedded(page_path.read_text(encoding="utf-8")))
+    want = json.loads((page_path.parent / "sweep.json").read_text(encoding="utf-8"))["runs"]
+    assert len(runs) == len(want) == 864
+    for got, expected in zip(runs, want):
+        assert got == expected, f"{page_path.parent.name} run {expected['id']}"
+
+
 def test_embedded_outcomes_decoded_by_hand(doc: dict[str, Any], data: dict[str, Any]) -> None:
     """The outcome table read independently of `decode`: the format docs/explainer.md gives."""
     fields = data["outcome_fields"]

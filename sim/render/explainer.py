@@ -258,7 +258,9 @@ def decode(data: dict[str, Any]) -> list[dict[str, Any]]:
     """The runs as sweep.json holds them (id, switches, outcome, needed), read back from the
     page's data: what the page's script reads, in Python, for the tests."""
     order = data["order"]
-    invariants = [i[0] for i in data["invariants"]]
+    # the article's invariants, then those beyond it (a workflow's runs may break them), as
+    # the page's script numbers them
+    invariants = [i[0] for i in data["invariants"]] + list(data.get("invariants_beyond", []))
     protections = [p[0] for p in data["protections"]]
     sizes = [len(v) for _, v in order]
     out = []
