@@ -278,3 +278,22 @@ def test_an_empty_scenario_or_file_name_is_named_as_empty(capsys: pytest.Capture
     assert main(["trace", "main", "--html", ""]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "expected a file, got an empty name" in err
+
+
+def test_trace_json_with_until_is_the_run_so_far(capsys: pytest.CaptureFixture[str]) -> None:
+    """`--until T` cuts every view at T; the JSON document ignored it (the whole run, to t14).
+    Its events and outcome are now those of the run up to T, the same as ITF's and the text's."""
+    from sim.engine.run import run
+    from sim.model.schedule import worked_example
+    from sim.model.switches import Switches
+    from sim.properties.outcome import outcome
+    from sim.render.grid import truncated
+
+    assert main(["trace", "main", "--until", "5", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    cut = truncated(run(Switches(), worked_example(Switches())), 5)
+    assert doc["until"] == 5 and doc["outcome"] == outcome(cut).to_json()
+    assert doc["events"] == cut.to_json() and max(e["tick"] for e in doc["events"]) <= 5
+    assert main(["trace", "main", "--json"]) == 0
+    whole = json.loads(capsys.readouterr().out)
+    assert "until" not in whole and whole["outcome"]["last_tick"] == 14

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 import click
 from rich.console import Console
@@ -152,11 +152,13 @@ def trace(
     diffs = differences(loaded.expect, document) if check else []
     machine = as_json or fmt == "itf"
     if as_json:
+        cut, upto = (events, document) if until is None or until >= events.last_tick else _so_far(events, until)
         emit_json({
             "scenario": loaded.name,
             "switches": loaded.switches.as_dict(),
-            "outcome": document,
-            "events": events.to_json(),
+            "outcome": upto,
+            "events": cut.to_json(),
+            **({"until": until} if until is not None else {}),
             **({"check": {"ok": not diffs, "differences": diffs}} if check else {}),
             **({"notes": notes} if notes else {}),
         })  # fmt: skip
@@ -180,6 +182,13 @@ def trace(
                 con, swimlane.screen(events, shown, grid, title=title_of(loaded), width=con.width, stoppers=stoppers)
             )
     return _checked(loaded, diffs, machine) if check else 0
+
+
+def _so_far(events: Trace, until: int) -> tuple[Trace, dict[str, Any]]:
+    """The run up to the end of tick `until`, and its outcome so far (`--until`, as the other
+    views show it; `--check` still compares the whole run with its [expect] table)."""
+    cut = grids.truncated(events, until)
+    return cut, outcome(cut).to_json()
 
 
 def _refuse_foreign_file(path: Path) -> None:
