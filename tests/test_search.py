@@ -254,17 +254,23 @@ def test_rows_sharing_exactly_find_what_each_row_finds_and_fail_on_an_unnoted_re
     assert [bench.findings(f) for f in bench.lockstep_group(spaces, {"read": {}})] != alone
 
 
-def test_the_instruction_count_reads_callgrinds_summary_and_repeats() -> None:
+def test_the_instruction_count_is_read_from_callgrinds_summary() -> None:
     """The `instructions` benchmark (docs/check.md, "Counted, not timed: instructions per
-    transition"): its figure is callgrind's count, read from the summary line (a valgrind
-    output without one is refused, not read as 0); two counts of the same code agree within
-    0.01 % on a busy machine as on a quiet one, and more work counts more."""
+    transition"): its figure is callgrind's count, read from the summary line; a valgrind
+    output without one is refused, not read as 0."""
     bench = benchmark("bench_check")
     assert bench.collected("==7== Events    : Ir\n==7== Collected : 5349352630\n==7==\n") == 5_349_352_630
     with pytest.raises(SystemExit, match="no callgrind summary"):
         bench.collected("==7== error: could not start\n")
+
+
+@pytest.mark.slow
+def test_the_instruction_count_repeats_and_grows_with_the_work() -> None:
+    """Two counts of the same code agree within 0.01 % on a busy machine as on a quiet one, and
+    more work counts more (three interpreters under valgrind: about 10 s, so in the slow tier)."""
     if shutil.which("valgrind") is None:
         pytest.skip("valgrind is not installed (Debian's package valgrind)")
+    bench = benchmark("bench_check")
     root = Path(bench.ROOT)
     idle, _ = bench.counted("pass", root)
     again, _ = bench.counted("pass", root)
