@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TextIO
 
 import click
 from rich.console import Console
@@ -80,9 +80,7 @@ def replay_command(scenario: Scenario) -> str:
 
 def page_text(scenario: Scenario, events: Trace, result: Outcome, until: int | None = None) -> str:
     """The run's page (`sim.render.page`), up to tick `until` when given."""
-    if until is not None and until < events.last_tick:
-        events = grids.truncated(events, until)
-        result = outcome(events)
+    events, result = _so_far(events, result, until)
     return page.render_page(title_of(scenario), scenario.description, replay_command(scenario),
                             events, result, grids.build(events))  # fmt: skip
 
@@ -152,11 +150,11 @@ def trace(
     diffs = differences(loaded.expect, document) if check else []
     machine = as_json or fmt == "itf"
     if as_json:
-        cut, upto = (events, document) if until is None or until >= events.last_tick else _so_far(events, until)
+        cut, so_far = _so_far(events, result, until)
         emit_json({
             "scenario": loaded.name,
             "switches": loaded.switches.as_dict(),
-            "outcome": upto,
+            "outcome": so_far.to_json(),
             "events": cut.to_json(),
             **({"until": until} if until is not None else {}),
             **({"check": {"ok": not diffs, "differences": diffs}} if check else {}),
@@ -177,18 +175,21 @@ def trace(
             if code is not None:
                 return code
         else:
-            shown = result if until is None or until >= events.last_tick else outcome(grids.truncated(events, until))
+            shown = _so_far(events, result, until)[1]
             swimlane.emit(
                 con, swimlane.screen(events, shown, grid, title=title_of(loaded), width=con.width, stoppers=stoppers)
             )
     return _checked(loaded, diffs, machine) if check else 0
 
 
-def _so_far(events: Trace, until: int) -> tuple[Trace, dict[str, Any]]:
-    """The run up to the end of tick `until`, and its outcome so far (`--until`, as the other
-    views show it; `--check` still compares the whole run with its [expect] table)."""
+def _so_far(events: Trace, result: Outcome, until: int | None) -> tuple[Trace, Outcome]:
+    """The run up to the end of tick `until` and its outcome so far, as every view shows it
+    with `--until` (the whole run when `until` is None or past its end; `--check` still
+    compares the whole run with its [expect] table)."""
+    if until is None or until >= events.last_tick:
+        return events, result
     cut = grids.truncated(events, until)
-    return cut, outcome(cut).to_json()
+    return cut, outcome(cut)
 
 
 def _refuse_foreign_file(path: Path) -> None:

@@ -122,11 +122,11 @@ class ReportChange(AtTick):
             for atom in atoms:
                 if not set(atom) <= set(touched) and c.flip(MORE_SECTIONS):
                     touched += [x for x in atom if x not in touched]
-            return None if any(isinstance(f, ReportChange) and f.at == at for f in drawn) else cls(at, tuple(sorted(touched)))
-        touched = [c.pick(toward(2, 1, sections))]
-        for section in range(1, sections + 1):
-            if section not in touched and c.flip(MORE_SECTIONS):
-                touched.append(section)
+        else:
+            touched = [c.pick(toward(2, 1, sections))]
+            for section in range(1, sections + 1):
+                if section not in touched and c.flip(MORE_SECTIONS):
+                    touched.append(section)
         if any(isinstance(f, ReportChange) and f.at == at for f in drawn):
             return None
         return cls(at, tuple(sorted(touched)))
