@@ -18,7 +18,8 @@ import importlib.util
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -76,6 +77,22 @@ def procs() -> Iterator[list[subprocess.Popen[bytes]]]:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+#: how long `until` waits at most: a backstop for a hang, never a timing a test relies on (a
+#: test that passes stops waiting as soon as what it waits for is so; only a failing one waits
+#: this long, so a loaded machine cannot make a correct program fail)
+BACKSTOP = 300.0
+
+
+def until(done: Callable[[], bool]) -> bool:
+    """Poll `done` until it is true, or until the backstop (`BACKSTOP`) has passed; its last value."""
+    deadline = time.monotonic() + BACKSTOP
+    while not done():
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.02)
+    return True
 
 
 def processes() -> Iterator[tuple[int, list[str]]]:

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import BACKSTOP
 
 from sim.analysis.sweep import run_id
 from sim.model.switches import FAULT_SWITCHES, PROTECTIONS, SWEPT, SWITCHES, Switches
@@ -71,9 +72,18 @@ def browser() -> Iterator[Any]:
         b.close()
 
 
+def new_context(browser: Any, **options: Any) -> Any:
+    """A browser context whose waits give up only at the test suite's backstop (`BACKSTOP`),
+    not at Playwright's 30 s: every wait is for the page's own signal, so a loaded machine
+    makes a passing test slower, never a failing one."""
+    context = browser.new_context(**options)
+    context.set_default_timeout(BACKSTOP * 1000)
+    return context
+
+
 @pytest.fixture()
 def page(browser: Any) -> Iterator[Any]:
-    context = browser.new_context(viewport={"width": 1280, "height": 1200})
+    context = new_context(browser, viewport={"width": 1280, "height": 1200})
     pg = context.new_page()
     errors: list[str] = []
     requests: list[str] = []
@@ -408,7 +418,7 @@ def test_the_desktop_layout(page: Any, sweep_runs: list[dict[str, Any]]) -> None
 
 
 def test_a_phone_width_screen(browser: Any, sweep_runs: list[dict[str, Any]]) -> None:
-    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    context = new_context(browser, viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
     pg = context.new_page()
     try:
         open_page(pg)
@@ -504,7 +514,7 @@ def on_screen(b: list[float], width: int, height: int) -> bool:
 
 def screen(browser: Any, width: int, height: int) -> Any:
     phone = width < 500
-    return browser.new_context(viewport={"width": width, "height": height}, is_mobile=phone, has_touch=phone)
+    return new_context(browser, viewport={"width": width, "height": height}, is_mobile=phone, has_touch=phone)
 
 
 def test_at_1280x800_the_switches_and_the_run_fit_the_screen(browser: Any, sweep_runs: list[dict[str, Any]]) -> None:
@@ -690,7 +700,7 @@ def test_a_workflows_page_shows_its_own_runs(browser: Any, name: str) -> None:
     offers the workflow's named scenario and leaves out the article's cases."""
     folder = REPORTS / "workflows" / name
     runs: list[dict[str, Any]] = json.loads((folder / "sweep.json").read_text(encoding="utf-8"))["runs"]
-    context = browser.new_context(viewport={"width": 1280, "height": 1200})
+    context = new_context(browser, viewport={"width": 1280, "height": 1200})
     pg = context.new_page()
     errors: list[str] = []
     pg.on("pageerror", lambda e: errors.append(str(e)))

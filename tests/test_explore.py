@@ -8,13 +8,13 @@ import random
 import signal
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import until
 
 import sim.analysis.explore as explore_module
 from sim.base.files import interrupts_held
@@ -241,9 +241,7 @@ def test_sigint_to_the_cli_exits_130_and_keeps_the_files(tmp_path: Path) -> None
     )  # fmt: skip
     # the program's own signal: a counterexample file on disk is one its report lists (the
     # file and the record are written with Ctrl-C held back, sim.base.files.interrupts_held)
-    deadline = time.monotonic() + 300  # a backstop for a hang, not a timing the test relies on
-    while not any(tmp_path.glob("*.toml")) and proc.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.05)
+    until(lambda: any(tmp_path.glob("*.toml")) or proc.poll() is not None)
     assert any(tmp_path.glob("*.toml")), "no counterexample was written"
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=60)

@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import processes
+from conftest import processes, until
 
 from sim.base import files
 from sim.cli import main
@@ -336,17 +336,17 @@ def test_workers_die_with_their_parent(tmp_path: Path, procs: list[subprocess.Po
     proc = subprocess.Popen([str(sim), "check", "-k", "2", "-t", "10", "-j", "2", "--out", str(tmp_path / "o")],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
     procs.append(proc)
-    deadline = time.monotonic() + 30
     workers: set[int] = set()
-    while len(workers) < 2 and time.monotonic() < deadline:
-        workers = children(proc.pid)
-        time.sleep(0.05)
-    assert len(workers) >= 2, "the workers did not start"
+
+    def started() -> bool:
+        workers.clear()
+        workers.update(children(proc.pid))
+        return len(workers) >= 2
+
+    assert until(started), "the workers did not start"
     proc.send_signal(signal.SIGKILL)
     proc.wait()
-    deadline = time.monotonic() + 10
-    while any(alive(w) for w in workers) and time.monotonic() < deadline:
-        time.sleep(0.05)
+    until(lambda: not any(alive(w) for w in workers))
     left = [w for w in workers if alive(w)]
     for w in left:  # never leave one behind, even when the test fails
         os.kill(w, signal.SIGKILL)

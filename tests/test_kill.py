@@ -22,7 +22,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from conftest import processes
+from conftest import processes, until
 
 from sim.base.files import LEGACY, TEMP_PREFIX
 
@@ -82,9 +82,7 @@ def kill_at(args: list[str], cwd: Path, after: float, procs: list[subprocess.Pop
     except subprocess.TimeoutExpired:
         proc.send_signal(signal.SIGKILL)
         proc.wait()
-    deadline = time.monotonic() + 10
-    while session(proc.pid) and time.monotonic() < deadline:
-        time.sleep(0.02)
+    until(lambda: not session(proc.pid))
     orphans = session(proc.pid)
     for pid in orphans:
         os.kill(pid, signal.SIGKILL)
