@@ -368,6 +368,17 @@ def run_folder() -> Iterator[Path]:
         yield Path(folder)
 
 
+#: no process id reaches this (Linux's PID_MAX_LIMIT): a larger number in a folder's name is no
+#: pid of a run, and `os.kill` cannot take it
+PID_LIMIT = 2**22
+
+
+def run_folder_pid(word: str) -> bool:
+    """Whether `word` (from a folder's name) is a process id a run's folder carries: ASCII
+    digits (`isdigit` also takes `²`, which `int` refuses) below PID_LIMIT."""
+    return word.isascii() and word.isdigit() and int(word) < PID_LIMIT
+
+
 def clean_run_folders(root: Path | None = None) -> list[str]:
     """Remove the run folders of `sim conform` processes that are no longer alive (killed
     before they could remove their own); returns their names. The folders of a live run,
@@ -380,7 +391,7 @@ def clean_run_folders(root: Path | None = None) -> list[str]:
         return removed
     for name in names:
         pid = name.removeprefix(RUN_FOLDER_PREFIX).split("-", 1)[0]
-        if not name.startswith(RUN_FOLDER_PREFIX) or not pid.isdigit() or pid_alive(int(pid)):
+        if not name.startswith(RUN_FOLDER_PREFIX) or not run_folder_pid(pid) or pid_alive(int(pid)):
             continue
         path = root / name
         if path.is_dir() and not path.is_symlink() and path.stat().st_uid == os.getuid():

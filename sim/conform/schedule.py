@@ -45,6 +45,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from sim.base.errors import SimError
+from sim.base.limits import quote
 from sim.model.events import Computed, Event, payload, write
 from sim.run import run_scenario
 from sim.scenario import Scenario, parse
@@ -91,7 +92,7 @@ class Hit:
 
 
 def point_of(word: str) -> str:
-    if word.startswith("s") and word[1:].isdigit():
+    if word.startswith("s") and word[1:].isascii() and word[1:].isdigit():
         return f"after-call:{word}"
     return ASSEMBLE if word == "assemble" else word
 
@@ -121,13 +122,17 @@ class Schedule:
         for part in name.removesuffix("-keyless").split("+"):
             change = part.endswith("-changed")
             words = part.removesuffix("-changed").split("-", 2)
-            if len(words) != 3 or words[0] not in ACTIONS or not words[1][1:].isdigit() or words[1][0] != "w":
-                raise ScheduleTextError(f"not a schedule name: {name!r} (at {part!r})")
-            hits.append(Hit(int(words[1][1:]), point_of(words[2]), words[0], change or words[0] == "change"))
+            number = words[1][1:] if len(words) == 3 else ""
+            if (len(words) != 3 or words[0] not in ACTIONS or not words[1].startswith("w")
+                    or not (number.isascii() and number.isdigit())):  # fmt: skip
+                raise ScheduleTextError(f"not a schedule name: {quote(name)} (at {quote(part)})")
+            hits.append(Hit(int(number), point_of(words[2]), words[0], change or words[0] == "change"))
         schedule = cls(tuple(hits), keyed)
         why = schedule.invalid()
         if why:
-            raise ScheduleTextError(f"not a schedule the harness can inject: {name!r}: {why}")
+            raise ScheduleTextError(f"not a schedule the harness can inject: {quote(name)}: {why}")
+        if schedule.name != name:  # another spelling (w01, in:assemble, change-...-changed) of one
+            raise ScheduleTextError(f"not a schedule name: {quote(name)} (sim spells that schedule {quote(schedule.name)})")
         return schedule
 
     @property
