@@ -150,7 +150,7 @@ def test_a_schedule_the_harness_cannot_inject_is_bad_input(tmp_path: Path, capsy
     misnamed.write_text(crash.replace("schedule: kill-w1-s3", "schedule: kill-w1-s9"))
     for path, words in ((edited, "its faults are not those of the schedule"), (unnamed, "not a schedule the harness can inject"),
                         (misnamed, "not a schedule")):  # fmt: skip
-        assert main(["conform", "dbos", "--schedule", str(path), "--out", str(tmp_path / "out")]) == 2
+        assert main(["conform", "dbos", "--schedule", str(path)]) == 2
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and words in err, err
 

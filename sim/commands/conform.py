@@ -7,11 +7,12 @@ from typing import Any
 
 import click
 
-from sim.commands.common import emit_json, folder_value
+from sim.commands.common import duration_words, emit_json, folder_value, gate_long_work, yes_option
+from sim.conform import outputs
 from sim.conform.engines import ENGINES
 from sim.conform.harness import FAULTS, conform as run_conform, require
-from sim.conform.report import markdown, report_json, text
-from sim.base.files import prepare_out, refuse_special, write_out
+from sim.conform.report import JSON_HEAD, TITLE, markdown, report_json, text
+from sim.base.files import prepare_out
 from sim.base.limits import MAX_WORKERS
 
 
@@ -34,23 +35,30 @@ from sim.base.limits import MAX_WORKERS
               help="Run the schedule of a scenario file (one --explore saved) on the engine.")  # fmt: skip
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document (with each fault's seconds).")
 @click.option("--out", type=click.Path(path_type=Path), callback=folder_value, metavar="DIR",
-              help="Write conformance.md and conformance.json (no timings) into DIR.")  # fmt: skip
+              help="Write conformance.md and conformance.json (no timings) into DIR (with --explore: the "
+                   "disagreements; not with --schedule, which writes no file).")  # fmt: skip
+@yes_option
 def conform(
     engine: str | None, every: bool, faults: tuple[str, ...], jobs: int, runs: int | None, explore: int | None,
-    seed: int, schedule: Path | None, as_json: bool, out: Path | None,
+    seed: int, schedule: Path | None, as_json: bool, out: Path | None, yes: bool,
 ) -> int:
     """Run the worked example on a real engine (real worker processes, real signals) with the
     faults crash, zombie, lost answer (with and without a key) and crash with the report
     changed; show each observed figure beside sim's prediction. Exit 1 on a mismatch: a value
     that is neither the prediction nor one a behaviour the model does not capture explains."""
     names = _engines(engine, every)
-    if schedule is not None or (explore is not None and not every):
+    if schedule is not None:
         _one_engine_only(every, faults, explore, schedule)
-        return scheduled(names[0], explore, seed, schedule, runs, jobs, as_json, out)
+        if out is not None:
+            raise click.UsageError("--schedule writes no file: no --out")
+        return replayed(names[0], schedule, runs or 1, as_json)
+    if explore is not None and not every:
+        _one_engine_only(every, faults, explore, schedule)
+        return explored(names[0], explore, seed, runs or 3, jobs, as_json, out, yes)
     if explore is not None and faults:
         raise click.UsageError("--all --explore runs the five faults and the drawn schedules: no --fault")
     return _run(names, every, faults, jobs, runs or (3 if explore is not None else 1),
-                None if explore is None else (explore, seed), as_json, out)
+                None if explore is None else (explore, seed), as_json, out, yes)
 
 
 def _one_engine_only(every: bool, faults: tuple[str, ...], explore: int | None, schedule: Path | None) -> None:
@@ -59,29 +67,60 @@ def _one_engine_only(every: bool, faults: tuple[str, ...], explore: int | None, 
                                "or each other")  # fmt: skip
 
 
+def _gate(names: list[str], fixed: int, drawn: int, runs: int, jobs: int, yes: bool, said: bool) -> None:
+    """Before any engine runs: the work's estimate (said on stderr when `said`: an exploration),
+    and, past an hour, a refusal without --yes (as `sim explore` and `sim check` do)."""
+    from sim.conform.explore import SHRINK_RUNS, estimate
+
+    guess = estimate(names, fixed, drawn, runs, jobs)
+    parts = ([f"{fixed} faults"] if fixed else []) + ([f"{drawn:,} drawn schedules"] if drawn else [])
+    what = " and ".join(parts)
+    gate_long_work(f"sim conform {'--all' if len(names) > 1 else names[0]} of {what}, {runs} run(s) each "
+                   f"({guess.runs:,} engine runs)", guess.seconds, yes)  # fmt: skip
+    if said:
+        per = ", ".join(f"{n} {ENGINES[n].run_seconds:.0f} s" for n in names)
+        click.echo(f"sim conform: {guess.runs:,} engine runs, estimated {duration_words(guess.seconds)} ({per} a run, "
+                   f"{guess.at_once} at a time); each disagreement adds at most {SHRINK_RUNS + runs} runs "
+                   "(shrunk, then saved)", err=True)  # fmt: skip
+
+
 def _run(names: list[str], every: bool, faults: tuple[str, ...], jobs: int, runs: int,
-         explore: tuple[int, int] | None, as_json: bool, out: Path | None) -> int:  # fmt: skip
-    """The five faults (and with `--all --explore` the drawn schedules) on each engine."""
-    if out is not None:
-        _prepare(out)
-    docs = []
-    for name in names:
-        doc = _engine_doc(name, faults, jobs, runs, explore, out)
-        docs.append(doc)
-        if not as_json:
-            click.echo(text(doc))
-    if as_json:
-        emit_json(docs[0] if len(docs) == 1 and not every else {"engines": docs})
-    if out is not None:
-        _write(out, docs, as_json)
+         explore: tuple[int, int] | None, as_json: bool, out: Path | None, yes: bool) -> int:  # fmt: skip
+    """The five faults (and with `--all --explore` the drawn schedules) on each engine. Every
+    output folder and path is checked before any engine runs; a folder made for the run and
+    left empty (no disagreement) is removed."""
+    folders = {name: _explore_folder(out, name) for name in names} if explore is not None else {}
+    with outputs.unused_removed(*([out] if out is not None else []), *folders.values()):
+        if out is not None:
+            _prepare(out)
+        for name, folder in folders.items():
+            prepare_out(folder)
+            outputs.check_explore_out(folder, name, schedules=False)
+        fixed = len([f for f in FAULTS if not faults or f.name in faults])
+        _gate(names, fixed, 0 if explore is None else explore[0], runs, jobs, yes, said=explore is not None)
+        docs = []
+        for name in names:
+            doc = _engine_doc(name, faults, jobs, runs, explore, folders.get(name))
+            docs.append(doc)
+            if not as_json:
+                click.echo(text(doc))
+        if as_json:
+            emit_json(docs[0] if len(docs) == 1 and not every else {"engines": docs})
+        if out is not None:
+            _write(out, docs, as_json)
     return 0 if all(d["ok"] for d in docs) else 1
 
 
+def _explore_folder(out: Path | None, name: str) -> Path:
+    """Where `--all --explore` saves an engine's disagreements: OUT/conform-explore/ENGINE."""
+    return (out if out is not None else Path(".")) / "conform-explore" / name
+
+
 def _engine_doc(name: str, faults: tuple[str, ...], jobs: int, runs: int, explore: tuple[int, int] | None,
-                out: Path | None) -> dict[str, Any]:  # fmt: skip
+                folder: Path | None) -> dict[str, Any]:  # fmt: skip
     """One engine's document: the five faults and (with `--all --explore N`) N drawn schedules,
-    whose disagreements go into OUT/conform-explore/ENGINE; then which of the profile's claims
-    the runs exercised (sim/conform/claims.py)."""
+    whose disagreements go into `folder` (OUT/conform-explore/ENGINE, checked already); then
+    which of the profile's claims the runs exercised (sim/conform/claims.py)."""
     import tempfile
 
     from sim.conform import claims
@@ -89,9 +128,7 @@ def _engine_doc(name: str, faults: tuple[str, ...], jobs: int, runs: int, explor
 
     doc = run_conform(name, only=faults, jobs=jobs, runs=runs)
     with tempfile.TemporaryDirectory(prefix="sim-conform-schedules-") as scratch:
-        if explore is not None:
-            folder = (out if out is not None else Path(".")) / "conform-explore" / name
-            prepare_out(folder)
+        if explore is not None and folder is not None:
             doc["explore"] = run_explore(name, explore[0], explore[1], folder, runs=runs, jobs=jobs, scratch=Path(scratch))
             doc["ok"] = doc["ok"] and doc["explore"]["ok"]
         doc["claims"] = claims.for_document(ENGINES[name], doc)
@@ -110,37 +147,53 @@ def _engines(engine: str | None, every: bool) -> list[str]:
     return names
 
 
-#: the reports `--out` writes
-REPORTS = ("conformance.md", "conformance.json")
+#: the reports `--out` writes, and the first bytes of each as sim writes it: a file there that
+#: does not begin with them is not replaced
+REPORTS = {"conformance.md": TITLE.encode("utf-8"), "conformance.json": JSON_HEAD.encode("utf-8")}
 
 
 def _prepare(out: Path) -> None:
-    """The `--out` folder, ready before any engine runs (a report path that is not a regular
-    file is refused)."""
+    """The `--out` folder, ready before any engine runs: at each report's path nothing, or a
+    report sim wrote (else one line, exit 2)."""
     prepare_out(out)
-    for name in REPORTS:
-        refuse_special(out / name)
+    for name, mark in REPORTS.items():
+        outputs.refuse_foreign(out / name, mark)
 
 
 def _write(out: Path, docs: list[dict[str, Any]], as_json: bool) -> None:
     """The reports, and the line that says where."""
     md, js = (out / name for name in REPORTS)
-    write_out(md, markdown(docs))
-    write_out(js, report_json(docs))
+    outputs.write_owned(md, markdown(docs), REPORTS[md.name])
+    outputs.write_owned(js, report_json(docs), REPORTS[js.name])
     click.echo(f"wrote {md} and {js}", err=as_json)
 
 
-def scheduled(engine: str, explore: int | None, seed: int, schedule: Path | None, runs: int | None, jobs: int,
-              as_json: bool, out: Path | None) -> int:  # fmt: skip
-    """`--explore N` or `--schedule FILE`: drawn schedules (or a saved one) on the engine."""
-    from sim.conform.explore import explore as run_explore, replay, text as explore_text
+def explored(engine: str, count: int, seed: int, runs: int, jobs: int, as_json: bool, out: Path | None,
+             yes: bool) -> int:  # fmt: skip
+    """`--explore N`: drawn schedules on the engine; their scenario files into OUT/schedules,
+    the disagreements into OUT (default: conform-explore), each path checked before any run."""
+    from sim.conform.explore import explore as run_explore
 
     folder = out if out is not None else Path("conform-explore")
-    prepare_out(folder)
-    if explore is not None:
-        doc = run_explore(engine, explore, seed, folder, runs=runs or 3, jobs=jobs)
-    else:
-        doc = replay(engine, schedule or Path(), folder, runs=runs or 1)
+    with outputs.unused_removed(folder):
+        prepare_out(folder)
+        outputs.check_explore_out(folder, engine, schedules=True)
+        _gate([engine], 0, count, runs, jobs, yes, said=True)
+        doc = run_explore(engine, count, seed, folder, runs=runs, jobs=jobs)
+    return _print(doc, as_json)
+
+
+def replayed(engine: str, schedule: Path, runs: int, as_json: bool) -> int:
+    """`--schedule FILE`: a saved schedule on the engine, `runs` times (at most 10: never long);
+    it writes no file."""
+    from sim.conform.explore import replay
+
+    return _print(replay(engine, schedule, runs=runs), as_json)
+
+
+def _print(doc: dict[str, Any], as_json: bool) -> int:
+    from sim.conform.explore import text as explore_text
+
     if as_json:
         emit_json(doc)
     else:

@@ -403,6 +403,10 @@ class Engine:
     #: `takeover(workdir, procs)` (a server that sends every attempt to one deployment address:
     #: the restarted worker stands by and the server is pointed at it before the signal)
     server: str = ""
+    #: what one run of a fault or schedule takes, in seconds, on the project's 2-core machine
+    #: under a moderate load (measured, docs/conform.md "Time and flakiness"): `sim conform`
+    #: estimates its work from it before it starts (`explore.estimate`)
+    run_seconds: float = 6.0
 
     @property
     def switches(self) -> dict[str, str]:
@@ -444,6 +448,7 @@ ENGINES: dict[str, Engine] = {
         store="langgraph.sqlite",
         recorded="SELECT COUNT(*) FROM writes WHERE thread_id = ? AND channel = '__return__'",
         explains={**LOST_ANSWER, "stop": (FIRST_WRITE_WINS,), "woken while its successor runs": (RACING,)},
+        run_seconds=5.0,
     ),
     "dbos": Engine(
         name="dbos",
@@ -462,6 +467,7 @@ ENGINES: dict[str, Engine] = {
         store="dbos.sqlite",
         recorded="SELECT COUNT(*) FROM operation_outputs WHERE workflow_uuid = ?",
         explains=LOST_ANSWER,
+        run_seconds=6.0,
     ),
     "temporal": Engine(
         name="temporal",
@@ -484,6 +490,7 @@ ENGINES: dict[str, Engine] = {
                   "stop": (HANDED_TO_STOPPED, ONE_RESULT),
                   "woken while its successor runs": (REJOINS,), "stop in the post": (CANCELLED,)},
         server="sim.conform.server_temporal",
+        run_seconds=20.0,
     ),
     "restate": Engine(
         name="restate",
@@ -503,6 +510,7 @@ ENGINES: dict[str, Engine] = {
         ),
         server="sim.conform.server_restate",
         explains={**LOST_ANSWER, "stop": (ONE_RESULT,)},
+        run_seconds=6.0,
     ),
 }
 

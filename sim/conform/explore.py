@@ -16,7 +16,8 @@ disagreement: it is shrunk (a fault dropped, the change dropped, a barrier moved
 long as some run of the smaller schedule, of at most `runs`, still disagrees; at most
 `SHRINK_RUNS` engine runs in all) and saved into the output folder as a scenario file,
 replayable with `sim conform ENGINE --schedule FILE`, beside a folder with the engine's own
-records of each run of it (`harness.keep_record`).
+records of each run of it (`harness.keep_record`). What it writes, and over what (only over
+files it wrote itself, checked before any run): sim/conform/outputs.py.
 """
 
 from __future__ import annotations
@@ -27,19 +28,19 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from sim.conform import harness, schedule
+from sim.conform import harness, outputs, schedule
 from sim.conform.engines import ENGINES, Engine
 from sim.conform.harness import ConformError, Fault
 from sim.conform.schedule import HEADER, Schedule, ScheduleTextError
-from sim.base.files import write_out
 from sim.scenario import load, parse
 
 
 def fault_of(s: Schedule, engine: Engine, folder: Path) -> Fault:
-    """The harness's fault for a schedule, its scenario file written into `folder`."""
+    """The harness's fault for a schedule, its scenario file written into `folder` afresh (a
+    file left there by an earlier run, perhaps edited since, is never trusted: it is replaced
+    if `sim conform` wrote it, else refused, `outputs.write_owned`)."""
     path = folder / f"{s.name}.toml"
-    if not path.exists():
-        write_out(path, schedule.scenario_text(s, engine.switches))
+    outputs.write_owned(path, schedule.scenario_text(s, engine.switches), outputs.SCHEDULE_MARK)
     return Fault(s.name, 0, str(path), s.how, s)
 
 
@@ -78,10 +79,10 @@ def explore(engine_name: str, count: int, seed: int, out: Path, runs: int = 3,
 
     engine = ENGINES[engine_name]
     harness.require(engine)
+    outputs.check_explore_out(out, engine.name, schedules=scratch is None)
     rng = random.Random(seed)
     drawn = [schedule.draw(rng, engine.switches) for _ in range(count)]
-    scenarios = out / "schedules" if scratch is None else scratch
-    scenarios.mkdir(parents=True, exist_ok=True)
+    scenarios = outputs.own_folder(out / "schedules") if scratch is None else scratch
     faults = [fault_of(s, engine, scenarios) for s in drawn]
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         results = list(pool.map(lambda f: harness.run_fault(engine, f, on_start, runs), faults))
@@ -93,15 +94,39 @@ def explore(engine_name: str, count: int, seed: int, out: Path, runs: int = 3,
     return doc
 
 
-def replay(engine_name: str, path: Path, out: Path, runs: int = 1,
+def replay(engine_name: str, path: Path, runs: int = 1,
            on_start: Callable[[list[int]], None] | None = None) -> dict[str, Any]:  # fmt: skip
-    """`sim conform ENGINE --schedule FILE`: the schedule of a scenario file, run `runs` times."""
+    """`sim conform ENGINE --schedule FILE`: the schedule of a scenario file, run `runs` times
+    (nothing written: the file is read, the runs are in temporary folders)."""
     engine = ENGINES[engine_name]
     harness.require(engine)
     s = from_file(path, engine)
     fault = Fault(s.name, 0, str(path), s.how, s)
     result = harness.run_fault(engine, fault, on_start, runs)
     return summary(engine, None, runs, [s], [result], [])
+
+
+@dataclass(frozen=True, slots=True)
+class Estimate:
+    """The engine runs a `sim conform` makes, and their time, said before it starts."""
+
+    runs: int
+    seconds: float
+    #: the runs at a time the time assumes (`-j`, at most one per usable CPU)
+    at_once: int
+
+
+def estimate(engine_names: list[str], fixed: int, drawn: int, runs: int, jobs: int) -> Estimate:
+    """`fixed` faults and `drawn` schedules, each run `runs` times on each engine, from each
+    engine's declared time for one run (`Engine.run_seconds`), `jobs` at a time (no more than
+    the usable CPUs count: the runs are CPU-bound while their workers import the engine). The
+    shrinking of a disagreement is not in it: at most `SHRINK_RUNS` + `runs` more runs each."""
+    from sim.base.limits import usable_cpus
+
+    at_once = max(1, min(jobs, usable_cpus()))
+    each = (fixed + drawn) * runs
+    seconds = sum(each * ENGINES[name].run_seconds for name in engine_names) / at_once
+    return Estimate(each * len(engine_names), seconds, at_once)
 
 
 #: the most engine runs shrinking one disagreement may spend (each smaller schedule is run until
@@ -157,8 +182,9 @@ def shrink_and_save(engine: Engine, s: Schedule, out: Path, runs: int,
                 current, progress = smaller, True
                 break
     name = f"disagreement-{engine.name}-{current.name}"
-    write_out(out / f"{name}.toml", schedule.scenario_text(current, engine.switches))
-    result = harness.run_fault(engine, fault_of(current, engine, scratch), on_start, runs, keep=out / name)
+    outputs.write_owned(out / f"{name}.toml", schedule.scenario_text(current, engine.switches), outputs.SCHEDULE_MARK)
+    with outputs.staged_record(out / name) as staged:  # the old record folder replaced as a whole
+        result = harness.run_fault(engine, fault_of(current, engine, scratch), on_start, runs, keep=staged)
     return {"drawn": s.name, "shrunk": current.name, "file": f"{name}.toml", "record": name,
             "shrink_runs": budget.spent, "shrink_complete": not budget.exhausted,
             "rows": [r for r in result["rows"] if r["verdict"] == "MISMATCH"]}  # fmt: skip

@@ -49,13 +49,13 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from sim.conform import app, history, invariants
+from sim.conform import app, history, invariants, outputs
 from sim.conform.engines import ENGINES, PER_EXECUTION, Behaviour, Engine, explained_each
 from sim.conform.observed import Context, Observed
 from sim.conform.schedule import Hit, Schedule
 from sim.base.errors import SimError
 from sim.model.events import Accepted, payload
-from sim.base.files import pid_alive
+from sim.base.files import pid_alive, write_out
 from sim.properties.outcome import Outcome
 from sim.run import run_scenario
 from sim.scenario import load
@@ -762,12 +762,13 @@ def merge(engine: Engine, fault: Fault, observations: list[Observed], predicted:
 
 
 def keep_record(workdir: Path, keep: Path) -> None:
-    """Copy a run's records into `keep`: the engine's store and the harness's (SQLite files,
-    Temporal's database) and each process's log."""
+    """Copy a run's records into `keep` (a folder of this run's own: `outputs.staged_record`):
+    the engine's store and the harness's (SQLite files, Temporal's database) and each
+    process's log, each through the atomic writer (never through a symlink)."""
     keep.mkdir(parents=True, exist_ok=True)
     for path in sorted(workdir.iterdir()):
-        if path.is_file() and path.suffix in (".sqlite", ".db", ".log", ".json"):
-            shutil.copyfile(path, keep / path.name)
+        if path.suffix in outputs.KEPT and path.is_file() and not path.is_symlink():
+            write_out(keep / path.name, path.read_bytes())
 
 
 def run_fault(engine: Engine, fault: Fault, on_start: Callable[[list[int]], None] | None,

@@ -12,6 +12,11 @@ from typing import Any
 from sim.conform.harness import without_timings
 
 HEAD = ("figure", "observed", "sim predicts", "verdict")
+#: the first line of reports/conformance.md, and the first bytes of reports/conformance.json, as
+#: `sim conform --out` writes them: how it tells its own reports from someone else's files
+TITLE = "# Conformance: the worked example on real engines\n"
+JSON_HEAD = '{\n  "engines": [\n    {\n      "engine": '
+
 
 
 def verdict(row: dict[str, str]) -> str:
@@ -119,7 +124,7 @@ def runs_option(docs: list[dict[str, Any]]) -> str:
 def markdown(docs: list[dict[str, Any]]) -> str:
     """reports/conformance.md: every engine run, one table per engine."""
     lines = [
-        "# Conformance: the worked example on real engines",
+        TITLE.rstrip("\n"),
         "",
         f"Written by `sim conform --all{runs_option(docs)} --out reports` (docs/conform.md says how the harness works).",
         "Each fault is run on the real engine with real processes and signals, and `sim` runs the",
