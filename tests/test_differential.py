@@ -36,7 +36,7 @@ from sim.analysis.check.canon import canonical
 from sim.engine.rules import run_tick
 from sim.engine.state import State
 from sim.engine.world import World
-from sim.model.faults import KINDS, CodeUpdate, Fault, HeartbeatDelay, Silence, describe
+from sim.model.faults import KINDS, CodeUpdate, ControllerRestart, Fault, HeartbeatDelay, Silence, WrongSummary, describe
 from sim.model.knobs import KNOBS
 from sim.model.profiles import NAMES as PROFILES
 from sim.model.profiles import get as profile
@@ -286,6 +286,64 @@ def test_a_stuck_attempt_counts_as_the_enumerator_does() -> None:
     state) lost schedules (75,408 of 75,420) was K = 4, T = 7 over silences, heartbeat delays
     and code changes, replay=strict, per-step."""
     assert figures(searched(STRICT, "canonical")) == figures(searched(STRICT, "none"))
+
+
+# -- found by review on 2026-12-02 -------------------------------------------------------------------
+def run_to(switches: Switches, faults: tuple[Fault, ...], at: int, shape: Schedule = SETTING) -> tuple[State, list[Any]]:
+    """The state at the start of tick `at` and the events from then on (ticks, kinds, attempts
+    and details, result ids left out: the names the canonical form may drop)."""
+    world = World(switches, shape.with_faults(faults))
+    state, mid, events = world.state, None, []
+    while not state.finished:
+        if state.tick == at:
+            mid = state
+        state, tick_events = run_tick(state, state.tick, world)
+        events += [(e.tick, e.kind, e.attempt, {k: v for k, v in e.detail.items() if k != "result"})
+                   for e in tick_events if e.tick >= at]  # fmt: skip
+    assert mid is not None
+    return mid, events
+
+
+FIGURES = Switches().with_values({"assessor": "figures", "fencing": "off", "pins": "off", "checkpoints": "per-step"})
+
+
+def test_a_wrong_result_struck_by_its_id_is_not_merged_with_another() -> None:
+    """assessor=figures strikes the journal record that holds the very wrong result a refused
+    digest had (`rules.strike`). At t7 #2 holds the journal's own wrong s1 (restored) in X1,
+    and a wrong s1 it computed itself in X2: after d2's refusal X1 recomputes s1, X2
+    restores the journal's wrong s1 again and is refused once more. The canonical form
+    dropped result ids, and merged the two."""
+    x1, after1 = run_to(FIGURES, (WrongSummary(1, 1), Silence(1, 1, 4), Silence(2, 4, 5), Silence(1, 5, None)), 7)
+    x2, after2 = run_to(FIGURES, (WrongSummary(1, 1), Silence(1, 1, 5), WrongSummary(2, 1), Silence(1, 6, None)), 7)
+    assert after1 != after2
+    assert canonical(x1) != canonical(x2)
+
+
+def test_a_wrong_result_struck_by_its_id_counts_as_the_enumerator_does() -> None:
+    """The same, counted: with chat-summary, silences and wrong summaries, K = 4, T = 6, the
+    search merging by the canonical state counted 312 schedules breaking misused-dependant,
+    --merge none and the enumerator 313."""
+    from sim.model.workflow import knobs_of
+    from sim.workflow import load
+
+    wf = load("chat-summary")
+    setting = Setting(None, {"assessor": "figures", "fencing": "off", "pins": "off", "checkpoints": "per-step",
+                             "rule": "latest-finished"}, ("silences", "wrong_summaries"), 4, 6,
+                      shape=workflow_setting(wf), own=knobs_of(wf), workflow=wf)  # fmt: skip
+    assert searched(setting, "canonical").violations["misused-dependant"] == 313
+    assert disagreements(setting) == []
+
+
+def test_a_paused_attempts_silence_is_kept_with_retries() -> None:
+    """retries: a paused worker that wakes runs one re-delivery per step timeout it was
+    silent (`rules.wake`). At t8 #1 is paused and suspected in both runs, silent since t3 in A
+    and t2 in B; it wakes at t10 and runs 3 re-deliveries in A, 4 in B. The canonical form
+    kept only that it was silent, and merged the two."""
+    switches = Switches().with_values({"retries": "4", "checkpoints": "per-step"})
+    a, after_a = run_to(switches, (Silence(1, 1, 2), ControllerRestart(2, 3), Silence(1, 3, 10)), 8)
+    b, after_b = run_to(switches, (HeartbeatDelay(1, 1, 1), Silence(1, 2, 10), ControllerRestart(2, 3)), 8)
+    assert after_a != after_b
+    assert canonical(a) != canonical(b)
 
 
 # -- the drawn settings -----------------------------------------------------------------------------

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 from typing import Annotated, NamedTuple
 
-from sim.engine.keep import KEPT, NESTED, AsContent, Dropped, Form, declared
+from sim.engine.keep import KEPT, NESTED, AsContent, Dropped, Form, While, declared
 
 #: a result id (`s2@3`) or a writer: only ever logged, never compared (restores match by
-#: key, acceptance by content), so the canonical form drops it (`sim.engine.keep`)
+#: key, acceptance by content), so the canonical form drops it (`sim.engine.keep`); the one
+#: exception, a wrong result, is `STRUCK_BY_ID`
 NAME_ONLY = Dropped("a result id or a writer: only ever logged, never compared (restores match by key, "
                     "acceptance by content)")  # fmt: skip
 
@@ -53,9 +54,22 @@ class Truth(NamedTuple):
 PLAIN = Truth()
 
 
+def wrong(r: JournalRecord | Part) -> bool:
+    """Whether a record holds a wrong summary (beyond the article's model: `wrong_summaries`)."""
+    return r.truth.wrong
+
+
+#: a result id is compared in one rule only: `assessor=figures` strikes the journal record that
+#: holds the very result it found wrong in a refused digest (`rules.strike`), and only wrong
+#: results are compared there; so the id is kept while the record is wrong, dropped otherwise
+#: (always, in the article's model, whose summaries are all right)
+STRUCK_BY_ID = While("compared by `rules.strike` while the result is wrong: the journal record holding the very "
+                     "result a refused digest had is struck", wrong, KEPT)
+
+
 @declared
 class JournalRecord(NamedTuple):
-    result: Annotated[str, NAME_ONLY]
+    result: Annotated[str, STRUCK_BY_ID]
     content: Annotated[int, KEPT]  # the section content revision the result was computed from
     attempt: Annotated[int, NAME_ONLY]
     #: beyond the article's model (the same in every record of the article's): what it really read and ran under
@@ -64,7 +78,7 @@ class JournalRecord(NamedTuple):
 
 @declared
 class Part(NamedTuple):
-    result: Annotated[str, NAME_ONLY]
+    result: Annotated[str, STRUCK_BY_ID]
     content: Annotated[int, KEPT]
     truth: Annotated[Truth, KEPT] = PLAIN
 

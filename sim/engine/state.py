@@ -135,7 +135,8 @@ class AttemptState(NamedTuple):
         "while it is running, how long ago it fell silent, capped at the heartbeat limit (when it is suspected); "
         "after that only whether it is silent. Uncapped while a controller outage counts (the restarted "
         "controller counts from its own tick) and with `retries` (a paused worker runs one re-delivery per step "
-        "timeout passed, however long it was silent)", "silence")]
+        "timeout passed, however long it was silent), in which case how long is kept whatever its status",
+        "silence")]
     #: per step
     results: Annotated[tuple[Part | None, ...], While(
         "read by its program: result ids dropped; with zombie=from-memory whether it has called the model "

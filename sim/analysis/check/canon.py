@@ -18,7 +18,8 @@ forms (`FORMS`) are the ones a declaration names, each with its reason at the fi
 - `silence`: a running silent attempt's silence, how long ago (a crashed one's counted from
   its last heartbeat heard), capped at the heartbeat
   limit (uncapped while a controller outage counts, and with `retries`); otherwise only
-  whether it is silent;
+  whether it is silent, but with `retries` how long, uncapped, whatever its status (a paused
+  worker's re-deliveries when it wakes count the step timeouts it was silent);
 - `window`: an unheard window as (how long unheard, capped the same way; ticks until heard
   again, 0 once past), while it covers a tick to come or the last heartbeat of a silence
   (the count then runs from its start); otherwise none;
@@ -107,6 +108,10 @@ def silence(since: int | None, a: AttemptState, now: Now) -> int | bool:
         last = since if a.next_tick is not None else a.last_heard(now.t)
         assert last is not None
         return min(now.t - last, now.limit)
+    if now.setup.retries:
+        # a paused worker that wakes runs one re-delivery per step timeout it was silent
+        # (`rules.wake`), whatever its status meanwhile: how long, uncapped
+        return now.t - since
     return True
 
 
