@@ -10,15 +10,35 @@ import errno
 import os
 import sys
 from collections.abc import Mapping
+from typing import Any
 
 import click
 
 from sim.commands import COMMANDS, command
 from sim.base.errors import SimError
+from sim.base.limits import printable
+
+
+class PipeClosed(Exception):
+    """Standard output's reader went away (`sim ... | head`): raised in place of the
+    BrokenPipeError, which click (and Rich) would turn into exit 1, "a check failed"."""
 
 
 class _Commands(click.Group):
-    """The commands of `sim/commands/`, each imported when it is first needed."""
+    """The commands of `sim/commands/`, each imported when it is first needed; a closed pipe
+    met anywhere in one (its help, its output) is a `PipeClosed`."""
+
+    def make_context(self, *args: Any, **kwargs: Any) -> click.Context:
+        try:
+            return super().make_context(*args, **kwargs)
+        except BrokenPipeError:  # `sim --help | head -c1`
+            raise PipeClosed from None
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except BrokenPipeError:
+            raise PipeClosed from None
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return list(COMMANDS)
@@ -88,17 +108,20 @@ def completion_problem(environ: Mapping[str, str]) -> str | None:
     missing = [name for name in ("COMP_WORDS", "COMP_CWORD") if name not in environ]
     if missing:
         return f"{COMPLETE_VAR}={instruction}: {' and '.join(missing)} must be set (the shell's completion script sets them)"
-    if shell != "fish" and not environ["COMP_CWORD"].strip().isdigit():
+    index = environ["COMP_CWORD"].strip()
+    if shell != "fish" and not (index.isascii() and index.isdigit() and len(index) <= 6):  # not "²" or 5,000 digits
         return f"COMP_CWORD={environ['COMP_CWORD'][:60]!r}: expected the index of the word being completed (0 or more)"
     return None
 
 
 def main(argv: list[str] | None = None) -> int:
-    problem = completion_problem(os.environ)
+    problem = completion_problem(os.environ) or _closed_output()
     if problem is not None:
         return _error(problem)
+    _tolerant(sys.stdout)
     try:
         result = cli.main(args=argv, prog_name="sim", standalone_mode=False)
+        sys.stdout.flush()  # what is still buffered meets a closed pipe here, not at exit
     except click.exceptions.Exit as exc:
         return exc.exit_code
     except _NO_ARGS:  # a bare `sim` (or `sim GROUP`): the help, as `sim --help` prints it
@@ -111,7 +134,8 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except SimError as exc:
         return _error(str(exc))
-    except BrokenPipeError:
+    except (PipeClosed, BrokenPipeError):  # the reader had what it wanted: quiet, success
+        _silence_stdout()
         return 0
     except OSError as exc:
         if exc.filename is not None or exc.errno not in _STREAM_ERRORS:
@@ -127,19 +151,46 @@ def main(argv: list[str] | None = None) -> int:
     return result if isinstance(result, int) else 0
 
 
+def _closed_output() -> str | None:
+    """Standard output closed (`sim ... >&-`: Python has no sys.stdout): bad input, said
+    before any work (a file opened later would take its descriptor)."""
+    return "standard output is closed; redirect it to a file or /dev/null instead" if sys.stdout is None else None
+
+
+def _tolerant(stream: Any) -> None:
+    """A character standard output's encoding cannot take (a ✓ with PYTHONIOENCODING=latin-1,
+    an undecodable byte of a file's name) is written as its escape (`\\u2713`), not an error."""
+    if getattr(stream, "errors", None) == "strict":
+        try:
+            stream.reconfigure(errors="backslashreplace")
+        except (AttributeError, ValueError, OSError):  # not a text stream of io's
+            pass
+
+
+def _silence_stdout() -> None:
+    """After a closed pipe: standard output goes to /dev/null, so that the interpreter's last
+    flush of what is still buffered does not fail again (and print a traceback, exit 120)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (AttributeError, ValueError, OSError):  # no real descriptor (a test's stream)
+        pass
+
+
 #: what a write to a stream (standard output or error) fails with when the stream cannot take it
 _STREAM_ERRORS = (errno.ENOSPC, errno.EDQUOT, errno.EIO, errno.EFBIG)
 
 
 def _internal(exc: BaseException) -> int:
     """A bug: one line, not a traceback; exit 1, never 2."""
-    click.echo(f"sim: internal error (a bug in sim, please report it): {type(exc).__name__}: {exc}"[:500], err=True)
+    click.echo(printable(f"sim: internal error (a bug in sim, please report it): {type(exc).__name__}: {exc}"[:500]), err=True)
     return 1
 
 
 def _error(message: str) -> int:
     """Bad input: one line on stderr, exit 2."""
-    line = " ".join(message.split())
+    line = printable(" ".join(message.split()))  # a path as typed may hold a terminal's escapes
     click.echo(f"sim: error: {line[:1000]}", err=True)
     return 2
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 import importlib
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,6 +38,7 @@ from sim.base.limits import (
     MAX_SECTIONS,
     MAX_TEXT,
     quote,
+    unreadable_number,
 )
 from sim.model.schedule import Schedule, worked_example
 from sim.model.switches import FAULT_SWITCHES, SWITCHES, Switches, parse_value
@@ -124,28 +126,37 @@ def __getattr__(name: str) -> tuple[str, ...]:
 EXPECT_KEYS: tuple[str, ...]
 
 
+def is_path(argument: str) -> bool:
+    """Whether a scenario (or workflow) argument is a path by its spelling: it has a `/` or
+    ends in `.toml`. Any other argument is a name when one is shipped, else a path when a
+    file is there (docs/trace.md): a file or folder of a shipped name's name in the current
+    folder never hides the shipped one (`./main` reads the file)."""
+    return argument.endswith(".toml") or "/" in argument
+
+
 def load(name_or_path: str, check_expect: bool = True) -> Scenario:
-    """A named scenario, or a scenario file by path. Without `check_expect` its [expect] table
-    is kept unchecked (`sim scenarios` listing the named ones, which tests check whole)."""
+    """A named scenario, or a scenario file by path (`is_path` says which). Without
+    `check_expect` its [expect] table is kept unchecked (`sim scenarios` listing the named
+    ones, which tests check whole)."""
     if not name_or_path.strip():
         raise ScenarioError(f"scenario {quote(name_or_path)}: empty; allowed: a name `sim scenarios` lists, or a path")
     if len(name_or_path) > MAX_NAME or "\x00" in name_or_path:
         raise ScenarioError(f"scenario {quote(name_or_path)}: not a scenario name or path (at most {MAX_NAME} characters, no NUL)")
     path = Path(name_or_path)
-    if path.suffix == ".toml" or "/" in name_or_path or _exists(path):
-        return parse(read_text(path, name_or_path), name_or_path, path.stem, check_expect)
     candidate = scenarios_dir() / f"{name_or_path}.toml"
-    if not _is_file(candidate):
-        import difflib
+    if not is_path(name_or_path) and _is_file(candidate):
+        shown = f"scenarios/{candidate.name}"
+        return parse(read_text(candidate, shown), shown, name_or_path, check_expect)
+    if is_path(name_or_path) or _exists(path):
+        return parse(read_text(path, name_or_path), name_or_path, path.stem, check_expect)
+    import difflib
 
-        close = difflib.get_close_matches(name_or_path, names(), n=1)
-        hint = f"did you mean {close[0]!r}? " if close else ""
-        raise ScenarioError(
-            f"unknown scenario {quote(name_or_path)}; {hint}named scenarios: {', '.join(names())} "
-            "(or give a path to a .toml file)"
-        )
-    return parse(read_text(candidate, f"scenarios/{candidate.name}"), f"scenarios/{candidate.name}", name_or_path,
-                 check_expect)  # fmt: skip
+    close = difflib.get_close_matches(name_or_path, names(), n=1)
+    hint = f"did you mean {close[0]!r}? " if close else ""
+    raise ScenarioError(
+        f"unknown scenario {quote(name_or_path)}; {hint}named scenarios: {', '.join(names())} "
+        "(or give a path to a .toml file)"
+    )
 
 
 def _exists(path: Path) -> bool:
@@ -172,6 +183,8 @@ def parse(text: str, source: str, name: str, check_expect: bool = True) -> Scena
         raise ScenarioError(f"{source}: not valid TOML: {exc}") from None
     except RecursionError:
         raise ScenarioError(f"{source}: tables or arrays nested too deeply (at most {MAX_DEPTH} levels)") from None
+    except ValueError as exc:  # an integer of more digits than Python reads
+        raise ScenarioError(f"{source}: {unreadable_number(text, exc)}") from None
     return from_data(data, source, name, check_expect)
 
 
@@ -210,17 +223,30 @@ def from_data(data: dict[str, Any], source: str, name: str, check_expect: bool =
 
 def _workflow(data: dict[str, Any], source: str) -> Workflow | None:
     """The workflow a scenario file names (`workflow = "NAME"` or a path, relative to the
-    file's folder), loaded; None for the article's."""
+    file's folder), loaded; None for the article's. Every problem names the file and the key."""
     ref = data.get("workflow")
     if ref is None:
         return None
     if not isinstance(ref, str):
         raise ScenarioError(f"{source}: workflow: found {quote(ref)}; allowed: a shipped workflow's name or a path")
     from sim import workflow
+    from sim.model.workflow import WorkflowError
 
-    if ref.endswith(".toml") or "/" in ref:
-        ref = str(Path(source).parent / ref)
-    return workflow.load(ref)
+    folder = Path(source).parent
+    if (is_path(ref) or ref not in workflow.names()) and _same_file(folder / ref, Path(source)):
+        raise ScenarioError(f"{source}: workflow: found {quote(ref)}, this scenario file itself; allowed: a shipped "
+                            "workflow's name or the path of a workflow file")  # fmt: skip
+    try:
+        return workflow.load(ref, folder)
+    except WorkflowError as exc:
+        raise ScenarioError(f"{source}: workflow: {exc}") from None
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return a.samefile(b)
+    except (OSError, ValueError):
+        return False
 
 
 def _check_depth(data: Any, source: str) -> None:
@@ -465,8 +491,24 @@ def dump(description: str, switches: Switches, schedule: Schedule, expect: dict[
     return "\n".join(lines) + "\n"
 
 
+#: what a TOML basic string cannot hold as itself: the quote, the backslash, the control
+#: characters (U+0000-U+001F, U+007F) and lone surrogates (no UTF-8 has them)
+_TOML_UNSAFE = re.compile('["\\\\\x00-\x1f\x7f\ud800-\udfff]')
+_TOML_ESCAPES = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\f": "\\f", "\r": "\\r"}
+
+
 def _toml_string(text: str) -> str:
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", " ") + '"'
+    """`text` as a TOML basic string that reads back as `text` (a workflow's path with a newline
+    or an escape character in it too); a lone surrogate, which no TOML file can hold, is
+    written as U+FFFD (`sim.workflow.load` refuses a path that is not UTF-8 before)."""
+
+    def escape(match: re.Match[str]) -> str:
+        char = match.group()
+        if char in _TOML_ESCAPES:
+            return _TOML_ESCAPES[char]
+        return "\\uFFFD" if ord(char) >= 0xD800 else f"\\u{ord(char):04X}"
+
+    return '"' + _TOML_UNSAFE.sub(escape, text) + '"'
 
 
 def _toml_value(value: Any) -> str:

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from sim.base.errors import ScenarioError
-from sim.base.limits import MAX_DEPTH, MAX_NAME, MAX_TEXT, quote
+from sim.base.limits import MAX_DEPTH, MAX_NAME, MAX_TEXT, quote, unreadable_number
 from sim.model.workflow import (
     NAME,
     TABLE,
@@ -49,18 +49,43 @@ def names() -> list[str]:
     return sorted(p.stem for p in workflows_dir().glob("*.toml"))
 
 
-def load(name_or_path: str) -> Workflow:
-    """A shipped workflow by name, or a workflow file by path."""
+def load(name_or_path: str, folder: Path | None = None) -> Workflow:
+    """A shipped workflow by name, or a workflow file by path (relative to `folder` when given:
+    the folder of the scenario file that names it). As for a scenario (`sim.scenario.is_path`):
+    an argument with a `/` or ending in `.toml` is a path; any other is a shipped name when
+    there is one, else a path when a file is there."""
     if len(name_or_path) > MAX_NAME or "\x00" in name_or_path:
         raise WorkflowError(f"workflow {quote(name_or_path)}: not a workflow name or path (at most {MAX_NAME} "
                             "characters, no NUL)")  # fmt: skip
-    if name_or_path.endswith(".toml") or "/" in name_or_path:
-        return parse(_read(Path(name_or_path), name_or_path), name_or_path)
-    if name_or_path not in names():
-        raise WorkflowError(f"unknown workflow {quote(name_or_path)}; shipped workflows: {', '.join(names())} "
-                            "(or give a path to a .toml file)")  # fmt: skip
-    shown = f"workflows/{name_or_path}.toml"
-    return dataclasses.replace(parse(_read(workflows_dir() / f"{name_or_path}.toml", shown), shown), shipped=True)
+    path = Path(name_or_path) if folder is None else folder / name_or_path
+    shown = name_or_path if folder is None else str(path)
+    if not _utf8(shown):  # its name would be written in pages and counterexample files
+        raise WorkflowError(f"workflow {quote(shown)}: the path is not valid UTF-8; allowed: a file whose name is "
+                            "UTF-8 text (rename or link it)")  # fmt: skip
+    is_path = name_or_path.endswith(".toml") or "/" in name_or_path
+    if not is_path and name_or_path in names():
+        shipped = f"workflows/{name_or_path}.toml"
+        return dataclasses.replace(parse(_read(workflows_dir() / f"{name_or_path}.toml", shipped), shipped), shipped=True)
+    if is_path or _exists(path):
+        return parse(_read(path, shown), shown)
+    raise WorkflowError(f"unknown workflow {quote(name_or_path)}; shipped workflows: {', '.join(names())} "
+                        "(or give a path to a .toml file)")  # fmt: skip
+
+
+def _utf8(text: str) -> bool:
+    """Whether `text` is valid UTF-8 (a path's undecodable bytes are lone surrogates in Python)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _exists(path: Path) -> bool:
+    try:
+        return path.exists()
+    except OSError:
+        return False
 
 
 #: `sim.load_workflow`: the library's name for `load`
@@ -84,6 +109,8 @@ def parse(text: str, source: str) -> Workflow:
         raise WorkflowError(f"{source}: not valid TOML: {exc}") from None
     except RecursionError:
         raise WorkflowError(f"{source}: tables or arrays nested too deeply") from None
+    except ValueError as exc:  # an integer of more digits than Python reads
+        raise WorkflowError(f"{source}: {unreadable_number(text, exc)}") from None
     top = _table(data, TABLE[""], source, "", tables=[t for t in TABLE if t])
     inputs = [_table(x, TABLE["inputs"], source, f"inputs[{n}].") for n, x in enumerate(_array(data, "inputs", source))]
     steps = [_table(x, TABLE["steps"], source, f"steps[{n}].") for n, x in enumerate(_array(data, "steps", source))]

@@ -8,7 +8,10 @@ tools' defaults need, and low enough that no accepted input runs for long or fil
 from __future__ import annotations
 
 import json
+import math
 import os
+import re
+import sys
 
 #: a scenario file is read whole, up to this many bytes
 MAX_FILE_BYTES = 1 << 20
@@ -57,10 +60,48 @@ MAX_QUOTE = 60
 
 def quote(value: object) -> str:
     """The value for an error message, cut to MAX_QUOTE characters: a string as Python quotes
-    it ('text'), anything else as it would be written in TOML or JSON (true, [1, 2])."""
+    it ('text'), anything else as it would be written in TOML or JSON (true, [1, 2]); an
+    integer too long for Python to write in decimal (a hex literal of a TOML file) by its size."""
     try:
         text = repr(value) if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
     except (TypeError, ValueError, RecursionError):
-        text = repr(value)
+        try:
+            text = repr(value)
+        except ValueError:  # an integer past Python's limit on decimal digits, or a list holding one
+            text = _too_long(value)
     text = text.replace("\n", " ")
     return text if len(text) <= MAX_QUOTE else text[: MAX_QUOTE - 1] + "…"
+
+
+def _too_long(value: object) -> str:
+    """An integer past `sys.get_int_max_str_digits()` (or what holds one), in words."""
+    if isinstance(value, int):
+        return f"an integer of about {math.floor(value.bit_length() * math.log10(2)) + 1:,} digits"
+    return f"a {type(value).__name__} holding an integer of more than {sys.get_int_max_str_digits():,} digits"
+
+
+#: a run of digits longer than Python reads as an integer (`sys.get_int_max_str_digits`, 4,300)
+_LONG_NUMBER = re.compile(r"[0-9_]{%d,}" % (sys.get_int_max_str_digits() or 4300))
+
+
+def unreadable_number(text: str, exc: ValueError) -> str:
+    """What a TOML parser's ValueError (not a TOMLDecodeError) says about `text`: Python reads
+    no decimal integer of more than 4,300 digits, so the parser fails on one; said with its line."""
+    found = _LONG_NUMBER.search(text)
+    if found is None:
+        return f"not valid TOML: {exc}"
+    line = text.count("\n", 0, found.start()) + 1
+    return f"line {line}: a number of more than {sys.get_int_max_str_digits():,} digits; numbers are far smaller (docs/limits.md)"
+
+
+#: what a terminal would act on rather than show: C0 and C1 controls and DEL (escape sequences
+#: that set its title, move the cursor, ...), the line and paragraph separators, the bidi
+#: controls, and lone surrogates (an undecodable byte of a file's name)
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+
+
+def printable(text: str) -> str:
+    """`text` with each character a terminal would act on written as its escape (`\\x1b`,
+    `\\u202e`), so that a description or a name read from a file is shown, never obeyed."""
+    return _CONTROL.sub(lambda m: m.group().encode("unicode_escape", "backslashreplace").decode("ascii")
+                        if ord(m.group()) < 0xD800 else f"\\u{ord(m.group()):04x}", text)  # fmt: skip

@@ -13,6 +13,7 @@ every `CHECK_EVERY` transitions.
 from __future__ import annotations
 
 import gc
+import math
 import os
 import re
 from collections.abc import Iterator
@@ -25,7 +26,7 @@ DEFAULT_SHARE = 0.5
 #: how many transitions of a search between two looks at its memory
 CHECK_EVERY = 2048
 _PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
-_SIZE = re.compile(r"(\d+(?:\.\d+)?)\s*([KMGT]?)(?:i?B)?", re.IGNORECASE)
+_SIZE = re.compile(r"([0-9]+(?:\.[0-9]+)?)\s*([KMGT]?)(?:i?B)?", re.IGNORECASE | re.ASCII)
 _UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
 
 
@@ -52,9 +53,10 @@ def parse_size(text: str, option: str = "--max-memory") -> int:
     match = _SIZE.fullmatch(text.strip())
     if match is None:
         raise SizeError(f"{option} {text[:60]!r}: expected a size such as 500M or 2G")
-    size = int(float(match.group(1)) * _UNITS[match.group(2).upper()])
+    number = float(match.group(1)) * _UNITS[match.group(2).upper()]  # 309 nines or more: inf
+    size = int(number) if math.isfinite(number) else -1
     total = machine_memory()
-    if size < 64 << 20 or (total and size > total):
+    if size < 64 << 20 or (total and size > total) or size > 1 << 60:
         most = f"{total / 2**30:.1f}G, the machine's memory" if total else "the machine's memory"
         raise SizeError(f"{option} {text[:60]}: allowed from 64M to {most}")
     return size

@@ -87,20 +87,27 @@ def folder_value(ctx: click.Context, param: click.Parameter, value: Path) -> Pat
     return value
 
 
-def file_value(ctx: click.Context, param: click.Parameter, value: Path | None) -> Path | None:
-    """An output file option's value: refused when it looks like another option (`--html
-    --json` forgot the file), and, before any work, when something other than a regular file
-    or a symlink is there (a folder, a FIFO, a device, a socket: never written over)."""
+def file_value(ctx: click.Context, param: click.Parameter, value: str | Path | None) -> Path | None:
+    """An output file option's value (as typed: a `click.Path` without `path_type`, whose
+    trailing `/` is kept), as a Path: refused when it looks like another option (`--html
+    --json` forgot the file), when it ends in a slash (a folder's name: `--html newdir/` wrote
+    a file `newdir`), and, before any work, when something other than a regular file or a
+    symlink is there (a folder, a FIFO, a device, a socket: never written over)."""
     if value is None:
         return None
-    if not str(value).strip() or str(value) == ".":  # Path("") is "."
+    text = str(value)
+    if not text.strip() or text == ".":  # Path("") is "."
         raise click.BadParameter("expected a file, got an empty name", ctx, param)
-    if str(value).startswith("-"):
-        raise click.BadParameter(f"expected a file, got {str(value)!r}, which looks like an option", ctx, param)
+    if text.startswith("-"):
+        raise click.BadParameter(f"expected a file, got {text!r}, which looks like an option", ctx, param)
+    if text.endswith(("/", os.sep)):
+        raise click.BadParameter(f"expected a file, got {text[-60:]!r}, which ends in a slash (a folder's name); "
+                                 "give a file name such as page.html", ctx, param)  # fmt: skip
     from sim.base.files import refuse_special
 
-    refuse_special(value, max(param.opts, key=len))
-    return value
+    path = Path(text)
+    refuse_special(path, max(param.opts, key=len))
+    return path
 
 
 def load_scenario(name: str, sets: tuple[str, ...], profile: str | None = None, workflow: str | None = None) -> Scenario:
@@ -146,18 +153,25 @@ def schedule_kinds(schedule: Schedule) -> frozenset[type[Fault]]:
     return frozenset(type(fault) for fault in schedule.faults)
 
 
-def note_inert(runs: Sequence[tuple[Mapping[str, str], frozenset[Effect]]], scope: Scope) -> list[str]:
+def note_inert(runs: Sequence[tuple[Mapping[str, str], frozenset[Effect]]], scope: Scope, echo: bool = True) -> list[str]:
     """A note on stderr for each knob set away from its default that the other settings
     make inert in every one of these runs (`sim.model.knobs.inert_notes`), wrapped to fit the
-    terminal (`columns`); returns the notes, for a JSON document's `notes` field."""
+    terminal (`columns`); returns the notes, for a JSON document's `notes` field. Without
+    `echo` nothing is printed yet (`echo_notes` prints them once the output is written)."""
+    notes = inert_notes(runs, scope)
+    if echo:
+        echo_notes(notes)
+    return notes
+
+
+def echo_notes(notes: Sequence[str]) -> None:
+    """The notes on stderr, each wrapped to fit the terminal."""
     import textwrap
 
-    notes = inert_notes(runs, scope)
     width = columns(sys.stderr)
     for note in notes:
         click.echo(textwrap.fill(f"sim: note: {note}", width=width, subsequent_indent="    ", break_on_hyphens=False,
                                  break_long_words=False), err=True)  # fmt: skip
-    return notes
 
 
 def emit_json(document: Any) -> None:
@@ -179,7 +193,8 @@ def columns(stream: IO[str] | None = None) -> int:
         if not stream.isatty():
             return COLUMNS
         said = os.environ.get("COLUMNS", "")
-        return int(said) if said.isdigit() and int(said) > 0 else os.get_terminal_size(stream.fileno()).columns
+        valid = said.isascii() and said.isdigit() and len(said) <= 6 and int(said) > 0  # not "²", 0 or 5,000 digits
+        return int(said) if valid else os.get_terminal_size(stream.fileno()).columns
     except (AttributeError, ValueError, OSError):  # no real stream (a test's), or no size
         return COLUMNS
 

@@ -16,8 +16,9 @@ from sim.commands.common import (
     schedule_kinds,
     set_option,
 )
-from sim.commands.trace import make_console
+from sim.commands.trace import MIN_WIDTH, WIDTH_HELP, make_console
 from sim.render import diff as diffs
+from sim.base.limits import printable
 from sim.render import swimlane
 from sim.run import run_scenario
 from sim.model.switches import parse_assignments
@@ -31,7 +32,7 @@ from sim.model.switches import parse_assignments
 @workflow_option
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document (figures, divergence, cells).")
 @click.option("--no-color", is_flag=True, help="Plain text, no colour (also NO_COLOR, and whenever output is piped).")
-@click.option("--width", type=click.IntRange(min=40), metavar="COLS", help="Render for this many columns (default: the terminal's).")
+@click.option("--width", type=click.IntRange(min=MIN_WIDTH), metavar="COLS", help=WIDTH_HELP)
 def diff(a: str, b: str | None, sets: tuple[str, ...], profile: str | None, workflow: str | None, as_json: bool,
          no_color: bool, width: int | None) -> int:  # fmt: skip
     """Compare two runs side by side, one change at a time.
@@ -49,8 +50,8 @@ def diff(a: str, b: str | None, sets: tuple[str, ...], profile: str | None, work
     notes = note_inert([run_of(right.switches, schedule_kinds(right.schedule))], IN_THE_SCHEDULE)
     label = " ".join(([f"--profile {profile}"] if profile else [])
                      + [f"--set {k}={v}" for k, v in parse_assignments(sets).items()])  # fmt: skip
-    title_a = f"{left.name}" + (f" ({left.switches.label()})" if left.switches.label() else "")
-    title_b = f"{right.name}" + (f" {label}" if label else "")
+    title_a = printable(left.name) + (f" ({left.switches.label()})" if left.switches.label() else "")
+    title_b = printable(right.name) + (f" {label}" if label else "")
     if b is not None and right.switches.label() and not label:
         title_b += f" ({right.switches.label()})"
     trace_a, out_a = run_scenario(left, strict=False)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import os
 import sys
 from pathlib import Path
@@ -13,7 +14,9 @@ from rich.text import Text
 
 from sim.commands.common import (
     IN_THE_SCHEDULE,
+    columns,
     complete_scenarios,
+    echo_notes,
     emit_json,
     file_value,
     load_scenario,
@@ -28,6 +31,7 @@ from sim.properties.outcome import Outcome, outcome
 from sim.properties import BY_NAME
 from sim.render import grid as grids
 from sim.base.files import OutError, starts_with, write_out
+from sim.base.limits import printable
 from sim.render import itf, page, swimlane
 from sim.render.lifecycle import lifecycles
 from sim.run import run_scenario
@@ -104,9 +108,20 @@ def write_page_beside(scenario_file: Path) -> Path:
     return write_out(page.page_path(scenario_file), scenario_page(load(str(scenario_file))), option="--out")
 
 
+#: the narrowest width the swimlane is drawn for (`--width`, and the terminal's or COLUMNS below it)
+MIN_WIDTH = 40
+
+
 def make_console(no_color: bool, width: int | None) -> Console:
+    """The console a swimlane is printed on, `width` columns wide (`--width`; by default the
+    terminal's, as COLUMNS says it when set, 80 when stdout is not a terminal: `columns`), never
+    narrower than MIN_WIDTH. Rich is not left to read COLUMNS itself: at 0 it printed nothing,
+    and it applied to piped output too."""
     color = not (no_color or os.environ.get("NO_COLOR"))
-    return swimlane.console(width=width, color=color)
+    return swimlane.console(width=width if width is not None else max(MIN_WIDTH, columns()), color=color)
+
+
+WIDTH_HELP = f"Render for this many columns, at least {MIN_WIDTH} (default: the terminal's; 80 when not a terminal)."
 
 
 def _settings_epilog() -> str:
@@ -130,24 +145,25 @@ def _settings_epilog() -> str:
 @click.option("--until", type=click.IntRange(min=0), metavar="T", help="Stop the replay at tick T (outcome so far).")
 @click.option("--format", "fmt", type=click.Choice(["text", "itf"]), default="text", show_default=True,
               help="text: the swimlane; itf: Apalache's Informal Trace Format (JSON, one state per tick).")  # fmt: skip
-@click.option("--html", "html_out", type=click.Path(dir_okay=False, path_type=Path), callback=file_value, metavar="FILE",
+@click.option("--html", "html_out", type=click.Path(dir_okay=False), callback=file_value, metavar="FILE",
               help="Write the run's page: one self-contained HTML file (swimlane, outcome, verdicts, a tick slider "
                    "showing each attempt, artifact and effect at that tick).")  # fmt: skip
 @click.option("--no-color", is_flag=True, help="Plain text, no colour (also NO_COLOR, and whenever output is piped).")
-@click.option("--width", type=click.IntRange(min=40), metavar="COLS", help="Render for this many columns (default: the terminal's).")
+@click.option("--width", type=click.IntRange(min=MIN_WIDTH), metavar="COLS", help=WIDTH_HELP)
 def trace(
     scenario: str, sets: tuple[str, ...], profile: str | None, workflow: str | None, as_json: bool, check: bool,
     step: bool, until: int | None, fmt: str, html_out: Path | None, no_color: bool, width: int | None,
 ) -> int:  # fmt: skip
-    """Run one scenario (a name from `sim scenarios`, or a .toml file) and draw its trace."""
+    """Run one scenario (a name from `sim scenarios`, or a path: a .toml file, or any argument
+    with a /) and draw its trace. A name is never hidden by a file of that name here."""
     _refuse_combinations(as_json, fmt, step, html_out)
     if html_out is not None:
         _refuse_foreign_file(html_out)
     loaded = load_scenario(scenario, sets, profile, workflow)
-    notes = note_inert([run_of(loaded.switches, schedule_kinds(loaded.schedule))], IN_THE_SCHEDULE)
-    events, result = run_scenario(loaded)
-    document = result.to_json()
-    diffs = differences(loaded.expect, document) if check else []
+    events, result = run_scenario(loaded)  # a fault that never took effect is bad input: before any note
+    # the notes go to stderr after the output, so that an output that cannot be written stays one line
+    notes = note_inert([run_of(loaded.switches, schedule_kinds(loaded.schedule))], IN_THE_SCHEDULE, echo=False)
+    diffs = differences(loaded.expect, result.to_json()) if check else []
     machine = as_json or fmt == "itf"
     if as_json:
         cut, so_far = _so_far(events, result, until)
@@ -165,21 +181,28 @@ def trace(
         itf.write(states, sys.stdout, source=loaded.source, description=f"sim trace {title_of(loaded)}")  # a stream
     elif html_out is not None:
         last = write_page(html_out, loaded, events, result, until)
-        click.echo(f"wrote {html_out}: the page of {title_of(loaded)} (t0..t{last})")
+        click.echo(printable(f"wrote {html_out}: the page of {title_of(loaded)} (t0..t{last})"))
     else:
-        con = make_console(no_color, width)
-        grid = grids.build(events, until)
-        stoppers = stopping_protections(loaded, result)
-        if step:
-            code = step_through(con, events, result, grid, title_of(loaded), stoppers, sys.stdin)
-            if code is not None:
-                return code
-        else:
-            shown = _so_far(events, result, until)[1]
-            swimlane.emit(
-                con, swimlane.screen(events, shown, grid, title=title_of(loaded), width=con.width, stoppers=stoppers)
-            )
+        code = _draw(loaded, events, result, until, step, make_console(no_color, width))
+        if code is not None:
+            echo_notes(notes)
+            return code
+    echo_notes(notes)
     return _checked(loaded, diffs, machine) if check else 0
+
+
+def _draw(loaded: Scenario, events: Trace, result: Outcome, until: int | None, step: bool, con: Console) -> int | None:
+    """The swimlane on the terminal, whole or (`--step`) a tick at a time; an exit code when
+    `--step` was quit."""
+    grid = grids.build(events, until)
+    stoppers = stopping_protections(loaded, result)
+    title = printable(title_of(loaded))  # a file's name may hold a terminal's escapes
+    if step:
+        stdin = sys.stdin if sys.stdin is not None else io.StringIO()  # closed (`<&-`): end of input
+        return step_through(con, events, result, grid, title, stoppers, stdin)
+    shown = _so_far(events, result, until)[1]
+    swimlane.emit(con, swimlane.screen(events, shown, grid, title=title, width=con.width, stoppers=stoppers))
+    return None
 
 
 def _so_far(events: Trace, result: Outcome, until: int | None) -> tuple[Trace, Outcome]:
@@ -247,8 +270,9 @@ def _step_command(con: Console, stdin: TextIO, tick: int, final: int, last: bool
             return "end" if last else "next"
         if command == "b":
             return "back"
-        if command.lstrip("t").isdigit():
-            return command.lstrip("t")
+        digits = command.lstrip("t")
+        if digits.isascii() and digits.isdigit():  # not "²" or "①", which int() does not read
+            return digits if len(digits) <= 9 else str(final)  # far past the last tick: the last
         con.print()
         con.print(Text(f"{command!r} is not a command: Enter, b, a tick number (or tN), or q", style="dim"))
 

@@ -6,6 +6,7 @@ from typing import Any
 
 import click
 
+from sim.base.limits import printable
 from sim.commands.common import emit_json
 
 
@@ -40,6 +41,8 @@ def describe(name: str) -> dict[str, Any]:
 
 
 def _lines(d: dict[str, Any]) -> list[str]:
+    # what the file says is shown, never obeyed: a terminal's escapes in it are written as escapes
+    d = {**d, **{k: printable(d[k]) for k in ("description", "file", "reference", "why_not") if k in d}}
     ex = d["worked_example"]
     lines = [click.style(d["name"], bold=True) + f"  ({d['file']})", f"  {d['description']}", "  steps, in the order they run:"]
     for s in d["steps"]:

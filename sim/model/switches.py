@@ -246,14 +246,21 @@ def parse_value(name: str, value: object, source: str) -> Any:
 
 
 def parse_assignments(pairs: tuple[str, ...] | list[str], source: str = "--set") -> dict[str, str]:
-    """Split `name=value` strings; a pair without `=` raises a SwitchError."""
+    """Split `name=value` strings; a pair without `=`, or a name given twice with two
+    different values (`--set fencing=off --set fencing=on`: which one was meant?), raises a
+    SwitchError. The same value twice is taken once."""
     out: dict[str, str] = {}
+    parsed: dict[str, Any] = {}
     for pair in pairs:
         name, sep, value = pair.partition("=")
         if not sep:
             raise SwitchError(f"{source}: expected name=value, got {quote(pair)}")
         name = name.strip()
-        parse_value(name, value.strip(), source)
+        meant = parse_value(name, value.strip(), source)
+        if name in parsed and parsed[name] != meant:
+            raise SwitchError(f"{source}: {name} is given twice, as {quote(out[name])} and {quote(value.strip())}; "
+                              "allowed: one value for each name")  # fmt: skip
+        parsed[name] = meant
         out[name] = value.strip()
     return out
 

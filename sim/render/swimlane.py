@@ -11,6 +11,7 @@ row labels and the tick header.
 
 from __future__ import annotations
 
+import errno
 import sys
 import textwrap
 from collections.abc import Iterable, Mapping
@@ -331,9 +332,20 @@ def step_frame(grid: Grid, tick: int, width: int, title: str, state: TickState |
     return out
 
 
+class _Console(Console):
+    """Rich's Console, but a closed pipe is a BrokenPipeError for the command line to handle
+    (`sim.cli`: quiet, exit 0) rather than Rich's own exit 1, which means "a check failed"."""
+
+    def on_broken_pipe(self) -> None:
+        self.quiet = True
+        raise BrokenPipeError(errno.EPIPE, "the reader of standard output went away")
+
+
 def console(*, width: int | None = None, color: bool = True, file: object = None) -> Console:
-    """A Console for these lines: plain text when not a terminal or when colour is off."""
-    return Console(
+    """A Console for these lines: plain text when not a terminal or when colour is off. Give
+    it a `width` (`sim.commands.trace.make_console` does): without one Rich reads COLUMNS
+    itself, even when the output is piped, and prints nothing at COLUMNS=0."""
+    return _Console(
         file=file if file is not None else sys.stdout,  # type: ignore[arg-type]
         width=width,
         color_system="auto" if color else None,

@@ -520,7 +520,10 @@ def configurations(base: Switches, protections: str, checkpoints: Sequence[Check
                             f"--protections: {pair!r} is not a weakening; expected all, each, all-on, "
                             f"or name=value with name in {', '.join(PROTECTIONS)} (join several with +)"
                         )
-                    parse_value(name.strip(), value.strip(), "--protections")
+                    meant = parse_value(name.strip(), value.strip(), "--protections")
+                    if name.strip() in values and parse_value(name.strip(), values[name.strip()], "--protections") != meant:
+                        raise SwitchError(f"--protections: {label[:80]!r} gives {name.strip()} two values; allowed: "
+                                          "one value for each protection in a row")  # fmt: skip
                     values[name.strip()] = value.strip()
             switches = replace(base.with_values(values), checkpoints=check_point)
             if switches in seen:

@@ -40,18 +40,19 @@ def parse_address(value: str) -> tuple[str, int | None]:
     """("local", N) for `local:N`, else (the address as Dask takes it, None). The address is
     HOST:PORT or tcp://HOST:PORT: HOST an IPv4 address, an IPv6 address in brackets or a
     host name, PORT 1-65535; anything else is a one-line `ClusterError` before any work."""
-    local = re.fullmatch(r"local:(\d+)", value)
+    local = re.fullmatch(r"local:([0-9]+)", value)
     if local:
-        workers = int(local.group(1))
+        digits = local.group(1)
+        workers = int(digits) if len(digits) <= 6 else MAX_WORKERS + 1  # no int() of 5,000 digits
         if not 1 <= workers <= MAX_WORKERS:
-            raise ClusterError(f"--scheduler {value}: the worker count must be between 1 and {MAX_WORKERS}")
+            raise ClusterError(f"--scheduler {value[:80]}: the worker count must be between 1 and {MAX_WORKERS}")
         return "local", workers
     expected = "expected HOST:PORT, tcp://HOST:PORT ([IPv6]:PORT for an IPv6 address) or local:N"
     rest = value.removeprefix("tcp://")
     host, sep, port = rest.rpartition(":")
-    if not sep or not port.isdigit() or not host:
+    if not sep or not (port.isascii() and port.isdigit()) or not host:  # not "²", which int() does not read
         raise ClusterError(f"--scheduler {value[:80]!r}: {expected}")
-    if not 1 <= int(port) <= 65535:
+    if len(port) > 5 or not 1 <= int(port) <= 65535:
         raise ClusterError(f"--scheduler {value[:80]!r}: the port must be between 1 and 65535")
     if not _valid_host(host):
         raise ClusterError(f"--scheduler {value[:80]!r}: {host[:60]!r} is not an IP address or a host name; {expected}")
