@@ -116,20 +116,49 @@ def test_leftovers_of_a_dead_process_are_cleaned_and_a_live_ones_kept(tmp_path: 
     (build / "a.toml").write_text("x")
     (build / "link").symlink_to(tmp_path / "keep.txt")  # rmtree removes the link, not its target
     (tmp_path / f"{TEMP_PREFIX}{live.pid}-cd12-file").write_text("in use")
-    (tmp_path / ".probe-abcd1234").write_text("")  # the older writer's, fresh: kept
-    old_legacy = tmp_path / ".sweep.json.k2j4h5g6.tmp"
-    old_legacy.write_text("{")
-    os.utime(old_legacy, (time.time() - 2 * files.STALE_SECONDS,) * 2)
     (tmp_path / "keep.txt").write_text("mine")
     removed = clean_leftovers(tmp_path)
-    assert len(removed) == 4
-    assert sorted(os.listdir(tmp_path)) == sorted(
-        [f"{TEMP_PREFIX}{live.pid}-cd12-file", ".probe-abcd1234", "keep.txt"]
-    )
+    assert len(removed) == 3
+    assert sorted(os.listdir(tmp_path)) == sorted([f"{TEMP_PREFIX}{live.pid}-cd12-file", "keep.txt"])
     # the live process's file too, once it is older than the limit (its pid reused)
     later = time.time() + 2 * files.STALE_SECONDS
-    assert sorted(clean_leftovers(tmp_path, now=later)) == [".probe-abcd1234", f"{TEMP_PREFIX}{live.pid}-cd12-file"]
+    assert clean_leftovers(tmp_path, now=later) == [f"{TEMP_PREFIX}{live.pid}-cd12-file"]
     assert os.listdir(tmp_path) == ["keep.txt"]
+
+
+def test_names_without_the_prefix_and_a_pid_are_never_cleaned(tmp_path: Path) -> None:
+    """Only a name this module made (the prefix, a pid) is a leftover. The names an older writer
+    used (`.probe-XXXXXXXX`, `.NAME.XXXXXXXX.tmp`) are what Python's `tempfile` makes too: a
+    user's folder of that name, however old, was removed with everything in it."""
+    import tempfile
+
+    made = Path(tempfile.mkdtemp(prefix=".dataset.", suffix=".tmp", dir=tmp_path))
+    (made / "big.bin").write_text("x")
+    (tmp_path / ".probe-abcd1234").write_text("mine")
+    (tmp_path / ".sweep.json.k2j4h5g6.tmp").write_text("{")
+    for path in (made, tmp_path / ".probe-abcd1234", tmp_path / ".sweep.json.k2j4h5g6.tmp"):
+        os.utime(path, (time.time() - 2 * files.STALE_SECONDS,) * 2)
+    before = tree(tmp_path)
+    assert clean_leftovers(tmp_path, now=time.time() + 10 * files.STALE_SECONDS) == []
+    assert tree(tmp_path) == before
+
+
+def test_a_users_tmp_named_folder_beside_or_in_check_out_stays(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    """The reviewer's case: `sim check --out results` cleans the folder above results (and the
+    set it replaces skipped such names), so a `.dataset.*.tmp` folder 20 minutes old went."""
+    import tempfile
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "results").mkdir()
+    made = [Path(tempfile.mkdtemp(prefix=".dataset.", suffix=".tmp", dir=d)) for d in (tmp_path, tmp_path / "results")]
+    for folder in made:
+        (folder / "big.bin").write_text("x")
+        os.utime(folder, (time.time() - 20 * 60,) * 2)
+    assert main(["check", "-k", "0", "-t", "1", "-j", "1", "--out", "results"]) == 0
+    capsys.readouterr()
+    for folder in made:
+        assert (folder / "big.bin").read_text() == "x"
 
 
 def test_an_interrupted_two_rename_swap_is_finished(tmp_path: Path) -> None:

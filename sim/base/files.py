@@ -22,7 +22,9 @@
 Every temporary name starts with `TEMP_PREFIX` and carries the writer's pid:
 `.sim-tmp-<pid>-<random>-<kind>[-<name>]`. `clean_leftovers(folder)` removes those whose pid
 is no longer alive (or that are older than `STALE_SECONDS`, the pid having been reused), and
-the older writer's names (`.probe-*`, `.<name>.<random>.tmp`) once they are that old.
+nothing else: a name without that prefix and a pid is never removed, whatever it looks like
+(`tempfile.mkdtemp(prefix=".data.", suffix=".tmp")` makes names like the ones an older
+writer used, `LEGACY`, so those are left alone too).
 """
 
 from __future__ import annotations
@@ -47,7 +49,8 @@ from sim.base.errors import SimError
 TEMP_PREFIX = ".sim-tmp-"
 #: a temporary entry this old is a leftover even if a process with its pid is alive
 STALE_SECONDS = 15 * 60
-#: the names the writer before this one left behind (no pid in them: cleaned by age only)
+#: the names the writer before this one used. No longer removed nor skipped: nothing in them
+#: says that sim made them (Python's `tempfile` makes such names), so they are the user's
 LEGACY = re.compile(r"^\.probe-[a-z0-9_]{8}$|^\..+\.[a-z0-9_]{8}\.tmp$")
 _TEMP = re.compile(re.escape(TEMP_PREFIX) + r"(\d+)-[0-9a-f]+-(file|probe|build|new|old)(?:-(.*))?$", re.S)
 #: the longest part of a target's name kept in a temporary folder's name (NAME_MAX is 255)
@@ -348,15 +351,12 @@ def _kind(name: str) -> str:
 
 def _clean_one(folder: int, name: str, now: float) -> bool:
     match = _TEMP.match(name)
-    if match is None and not LEGACY.match(name):
+    if match is None:  # not a name of this module's: never touched, whatever it looks like
         return False
     age = now - os.stat(name, dir_fd=folder, follow_symlinks=False).st_mtime
-    if match is None:  # the older writer's: no pid
-        if age < STALE_SECONDS:
-            return False
-    elif pid_alive(int(match.group(1))) and age < STALE_SECONDS:
+    if pid_alive(int(match.group(1))) and age < STALE_SECONDS:
         return False
-    if match is not None and match.group(2) in ("new", "old"):
+    if match.group(2) in ("new", "old"):
         target = match.group(3) or ""
         if len(target) >= _NAME_KEPT:
             return False  # a cut name: which folder it belongs to is not known for sure
@@ -459,7 +459,7 @@ def _fill(parent: int, build: str, target: Path, files: Mapping[str, str | bytes
         if keep is not None and _exists(parent, target.name):
             with _folder_at(parent, target.name) as old:
                 for entry in sorted(os.listdir(old)):
-                    if entry in files or is_temp(entry) or LEGACY.match(entry):
+                    if entry in files or is_temp(entry):
                         continue
                     if keep(target / entry):
                         _carry(old, new, entry)
