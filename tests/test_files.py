@@ -260,6 +260,261 @@ def test_a_set_into_a_missing_folder(tmp_path: Path) -> None:
     assert tree(target) == {"check.json": b"1\n"}
 
 
+# -- what the new folder keeps is left as it was ------------------------------------------------------
+ROOT_ONLY = pytest.mark.skipif(os.geteuid() != 0, reason="giving a file another owner needs root")
+NOBODY = 65534
+
+
+def identity(path: Path) -> tuple[int, int, int, int]:
+    """What a carried entry must keep: its inode, its mode (with the special bits), owner, group."""
+    info = os.lstat(path)
+    return info.st_ino, info.st_mode, info.st_uid, info.st_gid
+
+
+@pytest.mark.parametrize("exchange", [True, False], ids=["renameat2", "two-renames"])
+def test_a_kept_folder_is_moved_whole_and_the_folder_keeps_its_mode(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                     exchange: bool) -> None:  # fmt: skip
+    """A kept subfolder was made anew (os.mkdir under the umask, no set-group-ID bit, the
+    caller's owner) and the folder itself lost its special bits: now the subfolder is moved
+    with one rename (its inode, so all of it, as it was) and the new folder gets the old one's
+    mode, set-group-ID and sticky bits included."""
+    if not exchange:
+        monkeypatch.setattr(files, "exchange", lambda *args: False)
+    out = tmp_path / "ck"
+    (out / "sub" / "deeper").mkdir(parents=True)
+    (out / "sub" / "deeper" / "f.txt").write_text("deep\n")
+    (out / "notes.txt").write_text("mine\n")
+    os.chmod(out / "sub", 0o3777)  # set-group-ID and sticky, group and others may write: the umask drops those
+    os.chmod(out, 0o2750)
+    kept = {name: identity(out / name) for name in ("sub", "sub/deeper", "sub/deeper/f.txt", "notes.txt")}
+    mode = os.stat(out).st_mode
+    target = prepare_folder(out)
+    replace_folder(target, {"check.json": "{}\n"}, keep=lambda path: True)
+    assert {name: identity(out / name) for name in kept} == kept
+    assert os.stat(out).st_mode == mode
+    assert (out / "check.json").read_text() == "{}\n"
+    assert sorted(os.listdir(tmp_path)) == ["ck"]
+
+
+def test_a_process_working_in_a_kept_folder_stays_in_it(tmp_path: Path, procs: list[subprocess.Popen[bytes]]) -> None:
+    """A kept folder made anew left a process working in it in a removed folder; moved, the
+    process is still in the folder at its path."""
+    out = tmp_path / "ck"
+    (out / "sub").mkdir(parents=True)
+    proc = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()"], cwd=out / "sub",
+                            stdin=subprocess.PIPE)  # fmt: skip
+    procs.append(proc)
+    replace_folder(prepare_folder(out), {"check.json": "{}\n"}, keep=lambda path: True)
+    assert os.readlink(f"/proc/{proc.pid}/cwd") == str(out / "sub")
+    assert proc.stdin is not None
+    proc.stdin.close()
+    proc.wait()
+
+
+def test_a_process_working_in_the_folder_itself_is_refused_before_the_work(
+        tmp_path: Path, procs: list[subprocess.Popen[bytes]]) -> None:  # fmt: skip
+    """The folder itself is replaced: a process working in it would be left in the removed one."""
+    out = tmp_path / "ck"
+    out.mkdir()
+    proc = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()"], cwd=out, stdin=subprocess.PIPE)
+    procs.append(proc)
+    until(lambda: os.readlink(f"/proc/{proc.pid}/cwd") == str(out))
+    with pytest.raises(OutError, match=rf"^--out {out}: process {proc.pid} has it as its current folder; .*$"):
+        prepare_folder(out)
+    assert proc.stdin is not None
+    proc.stdin.close()
+    proc.wait()
+
+
+@ROOT_ONLY
+def test_check_leaves_owners_and_modes_as_they_were(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    """The reviewer's case, run as root: every owner became root and ck/sub drwxr-xr-x."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "home" / "alice" / ".ssh").mkdir(parents=True)
+    (tmp_path / "home" / "alice" / ".ssh" / "authorized_keys").write_text("ssh-ed25519 AAAA\n")
+    for path in (tmp_path / "home", *(tmp_path / "home").rglob("*")):
+        os.chown(path, NOBODY, NOBODY)
+    os.chmod(tmp_path / "home" / "alice", 0o700)
+    (tmp_path / "ck" / "sub").mkdir(parents=True)
+    os.chmod(tmp_path / "ck" / "sub", 0o2777)
+    os.chown(tmp_path / "ck", NOBODY, -1)
+    before = {str(p): identity(p) for root in ("home", "ck") for p in [tmp_path / root, *(tmp_path / root).rglob("*")]}
+    for out in ("home", "ck"):
+        assert main(["check", "-k", "0", "-t", "1", "-j", "1", "--out", out]) == 0
+    capsys.readouterr()
+    after = {str(p): identity(p) for p in map(Path, before)}
+    top = {str(tmp_path / "home"), str(tmp_path / "ck")}  # the folders themselves are new: their mode and owner
+    assert {p: v[1:] for p, v in after.items() if p in top} == {p: v[1:] for p, v in before.items() if p in top}
+    assert {p: v for p, v in after.items() if p not in top} == {p: v for p, v in before.items() if p not in top}
+
+
+@ROOT_ONLY
+def test_a_folder_whose_owner_cannot_be_given_is_refused_before_the_work(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    """A caller who may not give the new folder the old one's owner (no CAP_CHOWN) is told
+    before the work, not after it (the old code gave the folder the caller's owner)."""
+    out = tmp_path / "ck"
+    out.mkdir()
+    os.chown(out, NOBODY, NOBODY)
+
+    def no_chown(*args: object) -> None:
+        raise PermissionError(1, "Operation not permitted")
+
+    def no_work(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the work started")
+
+    monkeypatch.setattr(os, "fchown", no_chown)
+    monkeypatch.setattr(importlib.import_module("sim.analysis.check.check"), "check", no_work)
+    assert main(["check", "-k", "0", "-t", "1", "-j", "1", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "cannot be given this one's owner" in err, err
+    assert (os.stat(out).st_uid, os.stat(out).st_gid) == (NOBODY, NOBODY)
+    assert sorted(os.listdir(tmp_path)) == ["ck"]
+
+
+def test_a_folder_that_cannot_be_moved_is_refused_before_the_work(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    """Moving a kept folder needs write permission on it: when the caller has none, that is
+    said before the work (`sim check` found it only after the whole search: "cannot replace
+    the folder (Permission denied)", exit 2, the results lost)."""
+    out = tmp_path / "ck"
+    (out / "sub").mkdir(parents=True)
+    real = os.access
+
+    def no_write(path: object, mode: int, **kwargs: object) -> bool:
+        return False if path == "sub" and mode == os.W_OK else real(path, mode, **kwargs)  # type: ignore[arg-type]
+
+    def no_work(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the work started")
+
+    monkeypatch.setattr(os, "access", no_write)
+    monkeypatch.setattr(importlib.import_module("sim.analysis.check.check"), "check", no_work)
+    assert main(["check", "-k", "0", "-t", "1", "-j", "1", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "sub cannot be carried into the new folder" in err, err
+    assert sorted(os.listdir(tmp_path)) == ["ck"] and os.listdir(out) == ["sub"]
+
+
+def as_nobody(folder: Path, args: list[str]) -> tuple[int, str]:
+    """`sim ARGS` in a child of this process that gave up root for `nobody` (fork, no exec: the
+    interpreter here may sit where nobody can read). Everything `sim check` imports is loaded
+    first, by one run here."""
+    warm = folder / "warm"
+    assert main(["check", "-k", "0", "-t", "1", "-j", "1", "--out", str(warm)]) == 0
+    err = folder / "err.txt"
+    with open(err, "w") as handle:
+        os.chown(err, NOBODY, NOBODY)
+        pid = os.fork()
+        if pid == 0:  # the child: never returns into pytest
+            code = 1
+            try:
+                os.setgroups([])
+                os.setresgid(NOBODY, NOBODY, NOBODY)
+                os.setresuid(NOBODY, NOBODY, NOBODY)
+                sys.stderr = handle
+                code = main(args)
+                handle.flush()
+            finally:
+                os._exit(code)
+        _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status), err.read_text()
+
+
+@ROOT_ONLY
+def test_an_unreadable_subfolder_is_refused_before_the_work_not_after(tmp_path: Path,
+                                                                      capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    """The reviewer's case, as a caller without CAP_DAC_OVERRIDE: a subfolder of --out it
+    cannot read (another user's, mode 000) failed the carry-over after the whole search."""
+    import shutil
+    import tempfile
+
+    base = Path(tempfile.mkdtemp(dir="/tmp"))  # not under pytest's root-only folder
+    try:
+        os.chmod(base, 0o755)
+        out = base / "ck"
+        (out / "sub").mkdir(parents=True)
+        os.chmod(out / "sub", 0)
+        for path in (base, out):
+            os.chown(path, NOBODY, NOBODY)
+        code, err = as_nobody(base, ["check", "-k", "0", "-t", "1", "-j", "1", "--out", str(out)])
+        capsys.readouterr()
+        assert code == 2, err
+        assert err.count("\n") == 1 and "sub cannot be carried into the new folder" in err, err
+        assert os.listdir(out) == ["sub"] and os.stat(out / "sub").st_mode & 0o7777 == 0
+    finally:
+        shutil.rmtree(base)
+
+
+# -- a kill while the kept folders are in the build ---------------------------------------------------
+KILLED_IN_THE_SWAP = """
+import os, sys
+from pathlib import Path
+from sim.base import files
+files._swap = lambda *args: os._exit(9)  # killed after the build, before the swap
+out = Path(sys.argv[1])
+files.replace_folder(files.prepare_folder(out), {"new.toml": "new"}, keep=lambda p: True)
+"""
+
+
+def test_folders_carried_into_a_killed_build_are_given_back(tmp_path: Path) -> None:
+    out = tmp_path / "ck"
+    (out / "sub").mkdir(parents=True)
+    (out / "sub" / "deep.txt").write_text("deep\n")
+    (out / "old.toml").write_text("old\n")
+    sub = identity(out / "sub")
+    proc = subprocess.run([sys.executable, "-c", KILLED_IN_THE_SWAP, str(out)], timeout=120)
+    assert proc.returncode == 9
+    assert sorted(os.listdir(out)) == ["old.toml"]  # the old set, complete; sub in the build
+    (build,) = [name for name in os.listdir(tmp_path) if name != "ck"]
+    assert "-build-ck" in build and os.listdir(tmp_path / build / "sub") == ["deep.txt"]
+    clean_leftovers(tmp_path)
+    assert sorted(os.listdir(tmp_path)) == ["ck"]
+    assert tree(out) == {"old.toml": b"old\n", "sub": "/", "sub/deep.txt": b"deep\n"}
+    assert identity(out / "sub") == sub
+
+
+def test_a_leftover_holding_a_folder_that_cannot_go_back_is_never_removed(tmp_path: Path) -> None:
+    dead = dead_pid()
+    out = tmp_path / "ck"
+    (out / "sub").mkdir(parents=True)
+    build = tmp_path / f"{TEMP_PREFIX}{dead}-ab12-build-ck"
+    (build / "sub").mkdir(parents=True)  # the name is taken in ck: it cannot go back
+    (build / "sub" / "mine.txt").write_text("mine\n")
+    (build / "new.toml").write_text("new\n")
+    assert clean_leftovers(tmp_path) == []
+    assert (build / "sub" / "mine.txt").read_text() == "mine\n"
+
+
+@pytest.mark.parametrize("way", ["exchange", "two-renames"])
+def test_a_failed_swap_puts_the_kept_folders_back(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, way: str) -> None:
+    """A swap that fails leaves the old folder in place with its subfolders back in it (with
+    two renames, the old folder was left aside and the new one nowhere, until the next run)."""
+    out = tmp_path / "ck"
+    (out / "sub").mkdir(parents=True)
+    (out / "old.toml").write_text("old\n")
+
+    def fail(*args: object) -> bool:
+        raise OSError(5, "Input/output error")
+
+    real = os.rename
+
+    def rename(src: str, dst: str, **kwargs: object) -> None:
+        if "-new-" in src and dst == "ck":  # the new folder into place, the old one already aside
+            fail()
+        real(src, dst, **kwargs)  # type: ignore[arg-type]
+
+    if way == "exchange":
+        monkeypatch.setattr(files, "exchange", fail)  # after the build, the kept folder moved into it
+    else:
+        monkeypatch.setattr(files, "exchange", lambda *args: False)
+        monkeypatch.setattr(os, "rename", rename)
+    with pytest.raises(OutError, match="cannot replace the folder"):
+        replace_folder(out, {"new.toml": "new\n"}, keep=lambda path: True)
+    assert tree(out) == {"old.toml": b"old\n", "sub": "/"}
+    assert os.listdir(tmp_path) == ["ck"]
+
+
 # -- the --out checks ----------------------------------------------------------------------------
 def test_prepare_out_probes_and_leaves_nothing(tmp_path: Path) -> None:
     out = tmp_path / "new" / "folder"

@@ -6,18 +6,29 @@
   whatever it pointed to is left alone. `write_out` is the same, with an `OSError` turned
   into a one-line `OutError` naming the option and the file.
 - `replace_folder(target, files, keep)`: a *set* of files replaced as a whole. The new set
-  is built in a sibling temporary folder (with the entries of the old folder that `keep`
-  says are not part of the set carried over as hard links), fsynced, and swapped with the
-  old folder in one `renameat2(RENAME_EXCHANGE)`; where that is unavailable, two renames,
-  and an interrupted swap is finished at the next run (see `clean_leftovers`). A kill at
-  any moment leaves the complete old set or the complete new set.
+  is built in a sibling temporary folder, fsynced, and swapped with the old folder in one
+  `renameat2(RENAME_EXCHANGE)`; where that is unavailable, two renames, and an interrupted
+  swap is finished at the next run (see `clean_leftovers`). A kill at any moment leaves the
+  complete old set or the complete new set. The entries of the old folder that `keep` says
+  are not part of the set are left as they are: a file or symlink is carried as a hard link
+  (the same inode), a folder by one rename (the same inode: nothing in it is read or made
+  anew, a process working in it stays in it), and the new folder is given the old one's
+  owner, group, mode (its set-group-ID and sticky bits too) and extended attributes, checked
+  after. No kept entry is made anew, so none can come out different; the folder itself is
+  new (a process working in it is refused before the work). `refuse_uncarried` tries all that
+  before the work (one line, exit 2, if this user cannot: another owner, a folder it may not
+  move), so the swap fails only if something changes meanwhile. The kept folders are moved
+  into the new folder last, right before the swap: a kill between the two leaves the old set
+  complete and those folders in the temporary one, which the next run's `clean_leftovers`
+  gives back (a temporary folder that holds a folder is never removed).
 - `refuse_special(path)` / `refuse_special_in(folder, names)`: nothing but a regular file or
   a symlink may be at a path the writer writes; a folder, a FIFO, a device or a socket there
   is refused with one line (exit 2), by the commands before any work and by the writer again
   at the moment it writes. The tool never destroys what it did not create.
 - `prepare_out(out)` / `prepare_folder(out)`: the `--out` checks made before any work (the
   folder exists or can be created, is a folder, can be written: a probe file with the
-  temporary prefix, removed at once), and the leftovers of killed runs cleaned.
+  temporary prefix, removed at once; for a folder replaced as a whole, no process has it as
+  its current folder), and the leftovers of killed runs cleaned.
 
 Every temporary name starts with `TEMP_PREFIX` and carries the writer's pid:
 `.sim-tmp-<pid>-<random>-<kind>[-<name>]`. `clean_leftovers(folder)` removes those whose pid
@@ -39,7 +50,7 @@ import signal
 import stat
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from types import FrameType
@@ -235,10 +246,26 @@ def starts_with(path: Path, prefix: bytes) -> bool:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError:
         return False
-    with os.fdopen(fd, "rb") as handle:
-        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
-            return False
-        return handle.read(len(prefix)) == prefix
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return False  # before reading: a folder opens too, and reading it fails
+        return _read_start(fd, len(prefix)) == prefix
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+
+
+def _read_start(fd: int, size: int) -> bytes:
+    """Up to the first `size` bytes of the open file."""
+    chunks: list[bytes] = []
+    while size > 0:
+        chunk = os.read(fd, size)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size -= len(chunk)
+    return b"".join(chunks)
 
 
 # -- the --out checks, before any work -----------------------------------------------------------
@@ -275,8 +302,10 @@ def probe(folder: Path, option: str = "--out") -> None:
 def prepare_folder(out: Path, option: str = "--out") -> Path:
     """`prepare_out` for a folder that `replace_folder` will replace as a whole: also its
     parent must take the new folder, and the folder may not be a mount point nor hold the
-    current directory. A symlink to a folder is followed (the folder it names is replaced).
-    Returns the absolute path of the folder that will be replaced."""
+    current directory, nor any other process's (which would be left in a removed folder). A
+    symlink to a folder is followed (the folder it names is replaced). Returns the absolute
+    path of the folder that will be replaced. What carrying the kept entries needs is tried by
+    `refuse_uncarried`, once the command has checked the names it writes."""
     prepare_out(out, option)
     target = Path(os.path.realpath(out))
     cwd = Path(os.path.realpath(os.getcwd()))
@@ -286,7 +315,99 @@ def prepare_folder(out: Path, option: str = "--out") -> Path:
         raise OutError(f"{option} {out}: holds the current folder; it is replaced as a whole, so name another")
     probe(target.parent, option)
     clean_leftovers(target.parent)
+    _refuse_a_process_in(target, option)
     return target
+
+
+def _refuse_a_process_in(target: Path, option: str) -> None:
+    """Another process whose current folder is `target` would be left in the removed old
+    folder: refused (best effort: the processes whose /proc entry this user may read)."""
+    try:
+        pids = [entry for entry in os.listdir("/proc") if entry.isdigit() and int(entry) != os.getpid()]
+    except OSError:
+        return
+    for pid in pids:
+        try:
+            cwd = os.readlink(f"/proc/{pid}/cwd")
+        except OSError:
+            continue
+        if cwd == str(target):
+            raise OutError(f"{option} {target}: process {pid} has it as its current folder; the folder is replaced "
+                           "as a whole, which would leave that process in a removed folder, so sim stops before "
+                           "the work: name another folder, or let that process leave it first")  # fmt: skip
+
+
+def refuse_uncarried(target: Path, keep: Keep, replaced: Collection[str] = (), option: str = "--out") -> None:
+    """Try, before the work, what `replace_folder(target, files, keep)` will do to the entries
+    it keeps (`replaced`: every name `files` may hold, which are not kept) and to the new
+    folder, in a probe folder beside `target` (removed at once): each kept
+    file or symlink is hard-linked into it (and unlinked), each kept folder is checked movable
+    (the same mount, not a mount point, writable by this user, the sticky bit's rule), and the
+    probe folder is given the old one's owner, group, mode and extended attributes
+    (`_give_attributes`). What fails is one line naming it (`OutError`)."""
+    if not target.is_dir():
+        return  # nothing to carry, nothing to match
+    try:
+        with _folder(target.parent) as parent, _folder_at(parent, target.name) as old:
+            trial = temp_name("probe", target.name)
+            os.mkdir(trial, 0o700, dir_fd=parent)
+            try:
+                with _folder_at(parent, trial) as fd:
+                    mounts = _mount_points()
+                    for entry in _kept(old, replaced, keep, target):
+                        _try_carry(old, fd, target / entry, mounts, option)
+                    _try_attributes(fd, old, target, option)
+            finally:
+                _remove_tree(parent, trial)
+    except OSError as exc:
+        raise OutError(f"{option} {target}: cannot try what replacing the folder needs ({_reason(exc)})") from None
+
+
+def _try_attributes(trial: int, old: int, target: Path, option: str) -> None:
+    """`refuse_uncarried` for the folder itself: the probe folder given the old one's owner,
+    group, mode and extended attributes, as the new folder will be."""
+    try:
+        _give_attributes(trial, old)
+    except OSError as exc:
+        raise OutError(f"{option} {target}: the new folder cannot be given this one's owner, group, mode and "
+                       f"extended attributes ({_reason(exc)}); sim replaces the folder as a whole, so it stops "
+                       "before the work: name a folder of your own") from None  # fmt: skip
+
+
+def _try_carry(old: int, trial: int, path: Path, mounts: set[Path], option: str) -> None:
+    """`refuse_uncarried` for one kept entry: a file or symlink is hard-linked into the open
+    probe folder and unlinked; a folder is checked movable, as `_move_folders` will move it."""
+    entry = path.name
+    try:
+        info = os.stat(entry, dir_fd=old, follow_symlinks=False)
+        if not stat.S_ISDIR(info.st_mode):
+            os.link(entry, entry, src_dir_fd=old, dst_dir_fd=trial, follow_symlinks=False)
+            os.unlink(entry, dir_fd=trial)
+            return
+        here = os.fstat(old)
+        if info.st_dev != here.st_dev or path in mounts:
+            raise OSError(errno.EXDEV, "a mount point, which cannot be moved")
+        if not os.access(entry, os.W_OK, dir_fd=old, effective_ids=True, follow_symlinks=False):
+            raise OSError(errno.EACCES, "moving a folder needs write permission on it, which this user has not")
+        if here.st_mode & stat.S_ISVTX and os.geteuid() not in (0, info.st_uid, here.st_uid):
+            raise OSError(errno.EPERM, "the folder holding it has the sticky bit, and neither is this user's")
+    except FileNotFoundError:
+        return  # gone meanwhile: nothing to carry
+    except OSError as exc:
+        raise OutError(f"{option} {path.parent}: {entry} cannot be carried into the new folder ({_reason(exc)}); sim "
+                       "replaces the folder as a whole, keeping what is not its own, so it stops before the work: "
+                       f"move {entry} elsewhere, or name another folder") from None  # fmt: skip
+
+
+def _mount_points() -> set[Path]:
+    """The mount points of this process's namespace (none when /proc cannot say)."""
+    try:
+        lines = Path("/proc/self/mountinfo").read_text(encoding="utf-8", errors="surrogateescape").splitlines()
+    except OSError:
+        return set()
+    unescape = re.compile(r"\\([0-7]{3})")
+    fields = [line.split() for line in lines]
+    return {Path(unescape.sub(lambda m: chr(int(m.group(1), 8)), f[4])) for f in fields if len(f) > 4}
 
 
 # -- leftovers --------------------------------------------------------------------------------------
@@ -303,14 +424,6 @@ def pid_alive(pid: int) -> bool:
     return True
 
 
-def _remove(folder: int, name: str) -> None:
-    info = os.stat(name, dir_fd=folder, follow_symlinks=False)
-    if stat.S_ISDIR(info.st_mode):
-        shutil.rmtree(name, dir_fd=folder)  # never follows a symlink inside
-    else:
-        os.unlink(name, dir_fd=folder)
-
-
 def _exists(folder: int, name: str) -> bool:
     try:
         os.stat(name, dir_fd=folder, follow_symlinks=False)
@@ -319,11 +432,21 @@ def _exists(folder: int, name: str) -> bool:
     return True
 
 
+def _is_folder(folder: int, name: str) -> bool:
+    """Whether `name` in the open folder is a folder (a symlink to one is not)."""
+    try:
+        return stat.S_ISDIR(os.stat(name, dir_fd=folder, follow_symlinks=False).st_mode)
+    except FileNotFoundError:
+        return False
+
+
 def clean_leftovers(folder: Path, now: float | None = None) -> list[str]:
     """Remove the temporary entries a killed run left in `folder` and finish an interrupted
     two-rename swap (a complete new set whose target is missing is renamed into place).
-    Entries of a live process are left alone unless older than `STALE_SECONDS`. Returns the
-    names removed or renamed. Best effort: an entry that cannot be removed stays."""
+    Entries of a live process are left alone unless older than `STALE_SECONDS`. A temporary
+    folder that holds a folder (one carried out of its target, `replace_folder`) first gives it
+    back to its target, and is never removed while it holds one. Returns the names removed or
+    renamed. Best effort: an entry that cannot be removed stays."""
     now = time.time() if now is None else now
     done: list[str] = []
     try:
@@ -353,20 +476,52 @@ def _clean_one(folder: int, name: str, now: float) -> bool:
     match = _TEMP.match(name)
     if match is None:  # not a name of this module's: never touched, whatever it looks like
         return False
-    age = now - os.stat(name, dir_fd=folder, follow_symlinks=False).st_mtime
-    if pid_alive(int(match.group(1))) and age < STALE_SECONDS:
+    info = os.stat(name, dir_fd=folder, follow_symlinks=False)
+    if pid_alive(int(match.group(1))) and now - info.st_mtime < STALE_SECONDS:
         return False
-    if match.group(2) in ("new", "old"):
-        target = match.group(3) or ""
+    if not stat.S_ISDIR(info.st_mode):
+        os.unlink(name, dir_fd=folder)
+        return True
+    kind, target = match.group(2), match.group(3) or ""
+    if kind in ("build", "new", "old"):
         if len(target) >= _NAME_KEPT:
             return False  # a cut name: which folder it belongs to is not known for sure
-        if not _exists(folder, target):
+        if kind != "build" and not _exists(folder, target):
             # killed between the two renames of a swap: put the complete new set in place
             # (or, without one, the old set back)
             os.rename(name, target, src_dir_fd=folder, dst_dir_fd=folder)
             return True
-    _remove(folder, name)
+        _give_back(folder, name, target)
+    return _remove_tree(folder, name)
+
+
+def _remove_tree(folder: int, name: str) -> bool:
+    """Remove the temporary folder `name` unless it holds a folder: sim's sets are files, so a
+    folder in one is the user's, carried out of its target, and stays where it is until it
+    can go back (`_give_back`). True when removed."""
+    try:
+        with _folder_at(folder, name) as fd:
+            if any(_is_folder(fd, entry) for entry in os.listdir(fd)):
+                return False
+        shutil.rmtree(name, dir_fd=folder)  # never follows a symlink inside
+    except OSError:
+        return False
     return True
+
+
+def _give_back(parent: int, half: str, target: str) -> None:
+    """Move each folder in the temporary folder `half` back into the folder `target` of the
+    open `parent`, where that name is free: a build that failed, a swap that was killed, an old
+    folder that a folder reached while the set was swapped."""
+    with _folder_at(parent, half) as src:
+        folders = [entry for entry in sorted(os.listdir(src)) if _is_folder(src, entry)]
+        if not folders or not _is_folder(parent, target):
+            return
+        with _folder_at(parent, target) as dst:
+            for entry in folders:
+                if not _exists(dst, entry):
+                    os.rename(entry, entry, src_dir_fd=src, dst_dir_fd=dst)
+            os.fsync(dst)
 
 
 # -- a set of files, replaced as a whole ---------------------------------------------------------------
@@ -394,24 +549,82 @@ def exchange(folder: int, a: str, b: str) -> bool:
     raise OSError(code, os.strerror(code), b)
 
 
-def _carry(src: int, dst: int, name: str) -> None:
-    """Hard-link the entry `name` (a file, a symlink itself, or a folder's tree) into `dst`."""
-    info = os.stat(name, dir_fd=src, follow_symlinks=False)
-    if not stat.S_ISDIR(info.st_mode):
-        os.link(name, name, src_dir_fd=src, dst_dir_fd=dst, follow_symlinks=False)
-        return
-    os.mkdir(name, stat.S_IMODE(info.st_mode), dir_fd=dst)
-    sub_src = os.open(name, _DIR_FLAGS | os.O_NOFOLLOW, dir_fd=src)
-    try:
-        sub_dst = os.open(name, _DIR_FLAGS | os.O_NOFOLLOW, dir_fd=dst)
+def _kept(old: int, files: Collection[str], keep: Keep, target: Path) -> list[str]:
+    """The entries of the open old folder carried into the new one: not a name of the new
+    set, not a temporary name, and `keep` says so."""
+    return [e for e in sorted(os.listdir(old)) if e not in files and not is_temp(e) and keep(target / e)]
+
+
+def _link_files(old: int, new: int, names: list[str]) -> list[str]:
+    """Hard-link each kept entry that is not a folder (a file, a symlink itself) into `new`:
+    the same inode, so its contents, mode and owner stay as they were. Returns the kept
+    folders, which are moved whole instead (`_move_folders`)."""
+    folders = []
+    for name in names:
+        if _is_folder(old, name):
+            folders.append(name)
+            continue
         try:
-            for child in os.listdir(sub_src):
-                _carry(sub_src, sub_dst, child)
-            os.fsync(sub_dst)
-        finally:
-            os.close(sub_dst)
-    finally:
-        os.close(sub_src)
+            os.link(name, name, src_dir_fd=old, dst_dir_fd=new, follow_symlinks=False)
+        except FileNotFoundError:
+            continue  # gone meanwhile
+    return folders
+
+
+def _move_folders(old: int, new: int, folders: list[str]) -> None:
+    """Move each kept folder into the new one with one rename: its inode, mode, owner and
+    contents stay as they are (nothing inside it is read), and a process working in it stays
+    in it. The last step before the swap: a kill between the two leaves the old set complete
+    in place and these folders in the build, which `clean_leftovers` gives back."""
+    for name in folders:
+        try:
+            os.rename(name, name, src_dir_fd=old, dst_dir_fd=new)
+        except FileNotFoundError:
+            continue  # gone meanwhile
+
+
+def _xattrs(fd: int) -> dict[str, bytes]:
+    """The extended attributes of the open file (an ACL is one), by name."""
+    try:
+        names = os.listxattr(fd)
+    except OSError as exc:
+        if exc.errno in (errno.ENOTSUP, errno.EOPNOTSUPP):
+            return {}
+        raise
+    out = {}
+    for name in names:
+        try:
+            out[name] = os.getxattr(fd, name)
+        except OSError as exc:
+            if exc.errno != errno.ENODATA:
+                raise
+    return out
+
+
+def _give_attributes(folder: int, like: int) -> None:
+    """Make the open folder `folder` the twin of the open folder `like` in all but its contents:
+    owner and group, extended attributes (ACLs among them), mode with its set-group-ID and
+    sticky bits. Raises `OSError` when the result differs (this user may not give that owner
+    or group, or the kernel dropped a bit)."""
+    want, have = os.fstat(like), os.fstat(folder)
+    uid = want.st_uid if want.st_uid != have.st_uid else -1
+    gid = want.st_gid if want.st_gid != have.st_gid else -1
+    if uid != -1 or gid != -1:
+        os.fchown(folder, uid, gid)
+    wanted, had = _xattrs(like), _xattrs(folder)
+    for name in sorted(had.keys() - wanted.keys()):
+        os.removexattr(folder, name)
+    for name, value in wanted.items():
+        if had.get(name) != value:
+            os.setxattr(folder, name, value)
+    os.fchmod(folder, stat.S_IMODE(want.st_mode))
+    got = os.fstat(folder)
+    if (got.st_uid, got.st_gid) != (want.st_uid, want.st_gid):
+        raise OSError(errno.EPERM, f"owner {got.st_uid}:{got.st_gid} instead of {want.st_uid}:{want.st_gid}")
+    if stat.S_IMODE(got.st_mode) != stat.S_IMODE(want.st_mode):
+        raise OSError(errno.EPERM, f"mode {stat.S_IMODE(got.st_mode):o} instead of {stat.S_IMODE(want.st_mode):o}")
+    if _xattrs(folder) != wanted:
+        raise OSError(errno.EPERM, "other extended attributes")
 
 
 #: `keep(path)`: whether an entry of the old folder is carried into the new one
@@ -423,7 +636,10 @@ def replace_folder(target: Path, files: Mapping[str, str | bytes], keep: Keep | 
     """Replace the folder `target` (absolute, from `prepare_folder`) with one holding `files`
     (name -> content) and the entries of the old folder for which `keep(path)` is true (not
     the names in `files`, not temporary ones), as a whole: a kill at any moment leaves the
-    old folder or the new one, each complete. Raises `OutError` (one line)."""
+    old set or the new one, each complete. A kept file or symlink is carried as a hard link, a
+    kept folder by one rename (`_move_folders`); the new folder gets the old one's owner,
+    group, mode and extended attributes (`_give_attributes`), so all that is kept is as it was.
+    Raises `OutError` (one line)."""
     try:
         _replace_folder(target, files, keep)
     except OSError as exc:
@@ -434,36 +650,45 @@ def _replace_folder(target: Path, files: Mapping[str, str | bytes], keep: Keep |
     name = target.name
     with _folder(target.parent) as parent:
         build = temp_name("build", name)
-        old_mode = 0o755
-        if _exists(parent, name):
-            old_mode = stat.S_IMODE(os.stat(name, dir_fd=parent).st_mode)
         os.mkdir(build, 0o700, dir_fd=parent)
         try:
             _fill(parent, build, target, files, keep)
-            os.chmod(build, old_mode, dir_fd=parent)
             _swap(parent, build, name)
         except BaseException:
-            if _exists(parent, build):
-                shutil.rmtree(build, dir_fd=parent)
+            _abandon(parent, build, name)
             raise
 
 
 def _fill(parent: int, build: str, target: Path, files: Mapping[str, str | bytes], keep: Keep | None) -> None:
-    if _exists(parent, target.name):  # nothing special where a new file goes: it would be lost
-        with _folder_at(parent, target.name) as old:
-            for file in files:
-                _refuse_special_at(old, file, target)
+    """The new set in the open folder `build`, with what the old folder keeps; the kept folders
+    moved in last, right before the swap."""
     with _folder_at(parent, build) as new:
-        for file, data in files.items():
-            _create(new, file, _bytes(data))
-        if keep is not None and _exists(parent, target.name):
-            with _folder_at(parent, target.name) as old:
-                for entry in sorted(os.listdir(old)):
-                    if entry in files or is_temp(entry):
-                        continue
-                    if keep(target / entry):
-                        _carry(old, new, entry)
-        os.fsync(new)
+        if not _exists(parent, target.name):
+            for file, data in files.items():
+                _create(new, file, _bytes(data))
+            os.fchmod(new, 0o755)
+            os.fsync(new)
+            return
+        with _folder_at(parent, target.name) as old:
+            for file in files:  # nothing special where a new file goes: it would be lost
+                _refuse_special_at(old, file, target)
+            for file, data in files.items():
+                _create(new, file, _bytes(data))
+            folders = _link_files(old, new, _kept(old, files, keep, target)) if keep is not None else []
+            _give_attributes(new, old)
+            _move_folders(old, new, folders)
+            os.fsync(new)
+
+
+def _abandon(parent: int, build: str, name: str) -> None:
+    """A build that failed goes, after the folders moved into it went back; one that cannot go
+    back keeps the build in place (for `clean_leftovers`): it is never removed with it."""
+    try:
+        if _exists(parent, build):
+            _give_back(parent, build, name)
+            _remove_tree(parent, build)
+    except OSError:
+        pass
 
 
 @contextmanager
@@ -483,26 +708,38 @@ def _swap(parent: int, build: str, name: str) -> None:
         return
     if exchange(parent, build, name):
         os.fsync(parent)
-        _remove_old(parent, build)  # now the old folder
+        _remove_old(parent, build, name)  # now the old folder
         return
-    # two renames; a kill between them is finished by clean_leftovers at the next run
+    # two renames; a kill between them is finished by clean_leftovers at the next run, a
+    # failure is undone here (the old folder back in place, the build back under its name
+    # for the caller to take apart)
     new, old = temp_name("new", name), temp_name("old", name)
     os.rename(build, new, src_dir_fd=parent, dst_dir_fd=parent)
     os.fsync(parent)
-    os.rename(name, old, src_dir_fd=parent, dst_dir_fd=parent)
-    os.rename(new, name, src_dir_fd=parent, dst_dir_fd=parent)
-    os.fsync(parent)
-    _remove_old(parent, old)
-
-
-def _remove_old(parent: int, name: str) -> None:
-    """Remove the old folder once the new one stands: the work is done, so a part that cannot
-    be removed (an immutable file in it) is left for `clean_leftovers`, not reported as a
-    failure of a write that succeeded."""
     try:
-        shutil.rmtree(name, dir_fd=parent)
+        os.rename(name, old, src_dir_fd=parent, dst_dir_fd=parent)
+        try:
+            os.rename(new, name, src_dir_fd=parent, dst_dir_fd=parent)
+        except BaseException:
+            os.rename(old, name, src_dir_fd=parent, dst_dir_fd=parent)
+            raise
+    except BaseException:
+        os.rename(new, build, src_dir_fd=parent, dst_dir_fd=parent)
+        raise
+    os.fsync(parent)
+    _remove_old(parent, old, name)
+
+
+def _remove_old(parent: int, old: str, name: str) -> None:
+    """Remove the old folder once the new one stands (a folder that reached it while the set
+    was swapped goes to the new one first). The work is done, so a part that cannot be removed
+    (an immutable file in it) is left for `clean_leftovers`, not reported as a failure of a
+    write that succeeded."""
+    try:
+        _give_back(parent, old, name)
     except OSError:
         pass
+    _remove_tree(parent, old)
 
 
 __all__ = [
@@ -517,6 +754,7 @@ __all__ = [
     "prepare_folder",
     "prepare_out",
     "probe",
+    "refuse_uncarried",
     "replace_folder",
     "temp_name",
     "write_out",

@@ -35,7 +35,7 @@ from sim.commands.common import (
     yes_option,
 )
 from sim.model.faults import FAULT_SETS
-from sim.base.files import prepare_folder, refuse_special_in, replace_folder
+from sim.base.files import prepare_folder, refuse_special_in, refuse_uncarried, replace_folder
 from sim.base.limits import MAX_CHECK_FAULTS
 from sim.properties import verdict
 from sim.render.page import is_page_of, page_path
@@ -135,6 +135,7 @@ def check(max_faults: int, horizon: int, faults: str, sets: tuple[str, ...], pro
     target = prepare_folder(out)  # fail on a bad --out before the work
     written = checker.file_names(configs)  # and on a folder, FIFO, device or socket where a file goes
     refuse_special_in(target, lambda name: name in written)
+    refuse_uncarried(target, _not_checks, written)  # and on what the new folder could not keep as it is
     guess = checker.estimate(configs, bound, 1 if scheduler else workers, max_memory)
     gate_long_work(f"sim check of {bound.max_faults} fault(s) by t{bound.horizon} on {len(configs)} row(s)",
                    guess.seconds, yes)  # fmt: skip
@@ -156,7 +157,7 @@ def check(max_faults: int, horizon: int, faults: str, sets: tuple[str, ...], pro
     texts["check.json"] = json.dumps(document, indent=2) + "\n"
     # the old counterexamples and check.json give way to the new ones, as a whole; any other
     # file in the folder is kept
-    replace_folder(target, texts, keep=lambda path: not _written_by_check(path))
+    replace_folder(target, texts, keep=_not_checks)
     if as_json:
         emit_json(document)
         click.echo(_fill(_bound_line(bound, results, seconds, workers), columns(sys.stderr)), err=True)
@@ -235,6 +236,11 @@ def _page(filename: str, text: str) -> str:
 def _written_by_check(path: Path) -> bool:
     """A counterexample file `sim check` wrote, or its page."""
     return checker.is_counterexample_file(path) or is_page_of(path, checker.COUNTEREXAMPLE_MARK)
+
+
+def _not_checks(path: Path) -> bool:
+    """What the new folder keeps of the old: all but `sim check`'s own files."""
+    return not _written_by_check(path)
 
 
 def _document(bound: checker.CheckBound, results: list[checker.Result],
