@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
+import re
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -486,15 +487,22 @@ def describe_faults(s: Schedule) -> str:
     return describe_list(s.faults) + f" ({constants})"
 
 
+#: What a counterexample file `sim explore` writes starts with (`sim.base.files.Head`): its
+#: description, `_finding`'s words. How it knows its own files, the only ones it replaces.
+DESCRIPTION_HEAD = rb"Breaks [a-z][a-z0-9-]* at t[0-9]+\. Found by `sim explore "
+COUNTEREXAMPLE_HEAD = re.compile(rb'description = "' + DESCRIPTION_HEAD)
+
+
 def write_counterexample(path: Path, description: str, switches: Switches, schedule: Schedule,
                          workflow: str | None = None) -> None:  # fmt: skip
     """Write the scenario file with its full outcome as [expect], atomically (Ctrl-C and kill
-    safe); a folder that cannot take it is a one-line `OutError`."""
+    safe), over nothing but a counterexample `sim explore` wrote; a folder that cannot take
+    it, or a file of the user's at its name, is a one-line `OutError`."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise OutError(f"--out {path.parent}: cannot create the folder ({exc.strerror or exc})") from None
-    write_out(path, counterexample(description, switches, schedule, workflow))
+    write_out(path, counterexample(description, switches, schedule, workflow), head=COUNTEREXAMPLE_HEAD)
 
 
 ExploreProgress = Callable[[int, int, float, int], None]  # (runs, examples, seconds, findings)

@@ -25,6 +25,13 @@
   a symlink may be at a path the writer writes; a folder, a FIFO, a device or a socket there
   is refused with one line (exit 2), by the commands before any work and by the writer again
   at the moment it writes. The tool never destroys what it did not create.
+- `Head`, `refuse_foreign(path, head)` / `refuse_foreign_in(folder, heads)`: a regular file
+  is written over only if sim wrote it. Each writer declares how each file it writes begins
+  (bytes, or a pattern matched from the start of its first `HEAD_BYTES`), and a file there
+  that does not begin so (the user's own, at a name sim writes) is refused with one line
+  (exit 2), by the commands before any work and by the writer again at the moment it writes
+  (`write_out(..., head=)`, `atomic_write_many(..., heads=)`, `replace_folder(..., heads=)`).
+  A command removes only files whose head says sim wrote them (`written_by_sim`).
 - `prepare_out(out)` / `prepare_folder(out)`: the `--out` checks made before any work (the
   folder exists or can be created, is a folder, can be written: a probe file with the
   temporary prefix, removed at once; for a folder replaced as a whole, no process has it as
@@ -135,21 +142,25 @@ def _bytes(data: str | bytes) -> bytes:
     return data.encode("utf-8") if isinstance(data, str) else data
 
 
-def atomic_write(path: Path, data: str | bytes) -> None:
+def atomic_write(path: Path, data: str | bytes, head: Head | None = None) -> None:
     """Replace `path` with `data` (text is UTF-8) atomically: a reader sees the old file or
     the new one, whole, and a kill leaves one of them. A symlink at `path` is replaced
-    itself, never followed. Raises `OSError`; the temporary file is gone either way."""
-    atomic_write_many(path.parent, {path.name: data})
+    itself, never followed. With `head`, a regular file there is replaced only if it starts
+    with it (`refuse_foreign`). Raises `OSError`; the temporary file is gone either way."""
+    atomic_write_many(path.parent, {path.name: data}, None if head is None else {path.name: head})
 
 
-def atomic_write_many(folder_path: Path, files: Mapping[str, str | bytes]) -> None:
+def atomic_write_many(folder_path: Path, files: Mapping[str, str | bytes],
+                      heads: Mapping[str, Head] | None = None) -> None:  # fmt: skip
     """Replace several files of one folder: every new file is written and fsynced under a
     temporary name first, then all are renamed over their targets in a row, then the folder
     is fsynced. Each file is whole, old or new, at any moment; a kill can leave a mix only
-    during the renames themselves (microseconds), not while files are written."""
+    during the renames themselves (microseconds), not while files are written. A file named
+    in `heads` replaces only a file sim wrote (checked before and again at each rename)."""
+    heads = heads or {}
     with _folder(folder_path) as folder:
         for name in files:
-            _refuse_special_at(folder, name, folder_path)
+            _refuse_at(folder, name, heads.get(name), folder_path)
         staged: list[tuple[str, str]] = []
         try:
             for name, data in files.items():
@@ -157,7 +168,7 @@ def atomic_write_many(folder_path: Path, files: Mapping[str, str | bytes]) -> No
                 staged.append((tmp, name))  # before it exists: a failed create is cleaned too
                 _create(folder, tmp, _bytes(data))
             for tmp, name in staged:
-                _refuse_special_at(folder, name, folder_path)  # nothing special came meanwhile
+                _refuse_at(folder, name, heads.get(name), folder_path)  # nothing came meanwhile
                 os.replace(tmp, name, src_dir_fd=folder, dst_dir_fd=folder)
         except BaseException:
             for tmp, _ in staged:
@@ -201,8 +212,7 @@ def refuse_special(path: Path, option: str = "--out") -> None:
     except OSError as exc:
         raise OutError(f"{option} {path}: cannot use it ({_reason(exc)})") from None
     if not replaceable(info.st_mode):
-        raise OutError(f"{option} {path}: {kind_of(info.st_mode)} is there; sim writes only over a regular "
-                       "file (or a symlink, which it replaces), so it leaves it alone")  # fmt: skip
+        raise OutError(f"{option} {path}: {_SPECIAL.format(kind_of(info.st_mode))}")
 
 
 def refuse_special_in(folder: Path, names: Callable[[str], bool], option: str = "--out") -> None:
@@ -220,52 +230,127 @@ def refuse_special_in(folder: Path, names: Callable[[str], bool], option: str = 
 def _refuse_special_at(folder: int, name: str, where: Path) -> None:
     """At the moment of writing: `name` in the open folder must be absent, a regular file or
     a symlink (the last guard; the commands check their output paths before any work)."""
-    try:
-        mode = os.stat(name, dir_fd=folder, follow_symlinks=False).st_mode
-    except FileNotFoundError:
-        return
-    if not replaceable(mode):  # an OSError: each writer's caller names its option and the file
-        raise OSError(errno.EISDIR if stat.S_ISDIR(mode) else errno.EPERM,
-                      f"{kind_of(mode)} is there; sim writes only over a regular file (or a symlink, which it "
-                      "replaces), so it leaves it alone", str(where / name))  # fmt: skip
+    _refuse_at(folder, name, None, where)
 
 
-def write_out(path: Path, data: str | bytes, option: str = "--out") -> Path:
+def _refuse_at(folder: int, name: str, head: Head | None, where: Path) -> None:
+    """At the moment of writing: `name` in the open folder must be absent, a symlink, or a
+    regular file (one sim wrote, with `head`). An `OSError` otherwise: each writer's caller
+    names its option and the file."""
+    why = _why_not(folder, name, head)
+    if why is not None:
+        raise OSError(why[0], why[1], str(where / name))
+
+
+def write_out(path: Path, data: str | bytes, option: str = "--out", head: Head | None = None) -> Path:
     """`atomic_write`, with a failure reported as one line naming `option` and the file."""
     try:
-        atomic_write(path, data)
+        atomic_write(path, data, head)
     except OSError as exc:
         raise OutError(f"{option} {path.parent}: cannot write {path.name} ({_reason(exc)})") from None
     return path
 
 
-def starts_with(path: Path, prefix: bytes) -> bool:
-    """Whether `path` is a regular file (never followed if a symlink) whose bytes begin with
-    `prefix`: how a command tells the files it wrote from others in a folder it replaces."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
-    except OSError:
-        return False
+# -- what sim wrote --------------------------------------------------------------------------------
+#: How a command knows a file it wrote, so that it replaces no other (`refuse_foreign`): the
+#: bytes such a file starts with, or a pattern its first `HEAD_BYTES` bytes match from their
+#: start. Each writer declares the head of each file it writes, beside the code that writes it.
+Head = bytes | re.Pattern[bytes]
+#: how many of a file's first bytes a head is matched against
+HEAD_BYTES = 4096
+_READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+
+
+def has_head(data: bytes, head: Head) -> bool:
+    """Whether a file's first bytes, `data`, are those of `head`."""
+    return data.startswith(head) if isinstance(head, bytes) else head.match(data) is not None
+
+
+def _start(folder: int | None, name: str | Path) -> bytes | None:
+    """The first `HEAD_BYTES` bytes of the regular file `name` (never followed if a symlink),
+    or None when it is not one. Raises `OSError` when it cannot be read."""
+    fd = os.open(name, _READ_FLAGS, dir_fd=folder)
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return False  # before reading: a folder opens too, and reading it fails
-        return _read_start(fd, len(prefix)) == prefix
-    except OSError:
-        return False
+            return None  # before reading: a folder opens too, and reading it fails
+        chunks: list[bytes] = []
+        size = HEAD_BYTES
+        while size > 0 and (chunk := os.read(fd, size)):
+            chunks.append(chunk)
+            size -= len(chunk)
+        return b"".join(chunks)
     finally:
         os.close(fd)
 
 
-def _read_start(fd: int, size: int) -> bytes:
-    """Up to the first `size` bytes of the open file."""
-    chunks: list[bytes] = []
-    while size > 0:
-        chunk = os.read(fd, size)
-        if not chunk:
-            break
-        chunks.append(chunk)
-        size -= len(chunk)
-    return b"".join(chunks)
+def written_by_sim(path: Path, head: Head) -> bool:
+    """Whether `path` is a regular file (never followed if a symlink) that starts with `head`:
+    a file sim wrote, which it may replace or remove."""
+    try:
+        data = _start(None, path)
+    except OSError:
+        return False
+    return data is not None and has_head(data, head)
+
+
+def starts_with(path: Path, prefix: bytes) -> bool:
+    """`written_by_sim` with a head of plain bytes."""
+    return written_by_sim(path, prefix)
+
+
+_SPECIAL = "{} is there; sim writes only over a regular file (or a symlink, which it replaces), so it leaves it alone"
+_FOREIGN = ("a file sim did not write is there; sim replaces only the files it wrote, so it leaves it alone: move it, "
+            "or name another folder")  # fmt: skip
+
+
+def _why_not(folder: int | None, name: str | Path, head: Head | None) -> tuple[int, str] | None:
+    """Why the writer may not put a file at `name` (an errno and the words), or None: nothing
+    is there, a symlink (replaced itself, never followed), a regular file (with `head`: one
+    that starts with it). A folder, FIFO, device or socket never; it is not opened."""
+    try:
+        mode = os.stat(name, dir_fd=folder, follow_symlinks=False).st_mode
+    except FileNotFoundError:
+        return None
+    if not replaceable(mode):
+        return errno.EISDIR if stat.S_ISDIR(mode) else errno.EPERM, _SPECIAL.format(kind_of(mode))
+    if head is None or stat.S_ISLNK(mode):
+        return None
+    try:
+        data = _start(folder, name)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        return errno.EEXIST, (f"a file sim cannot read is there ({_reason(exc)}), so it cannot tell that it wrote "
+                              "it, and leaves it alone")  # fmt: skip
+    if data is None or not has_head(data, head):
+        return errno.EEXIST, _FOREIGN
+    return None
+
+
+def refuse_foreign(path: Path, head: Head, option: str = "--out") -> None:
+    """Raise a one-line `OutError` unless `path` may be written over by a writer whose file
+    starts with `head`: nothing there, a symlink, or a regular file that starts with `head`
+    (one sim wrote). A regular file of the user's, a folder, a FIFO, a device or a socket is
+    left alone. Never opens what is not a regular file (a FIFO is not waited on)."""
+    try:
+        why = _why_not(None, path, head)
+    except OSError as exc:
+        raise OutError(f"{option} {path}: cannot use it ({_reason(exc)})") from None
+    if why is not None:
+        raise OutError(f"{option} {path}: {why[1]}")
+
+
+def refuse_foreign_in(folder: Path, heads: Callable[[str], Head | None], option: str = "--out") -> None:
+    """`refuse_foreign` for every entry of `folder` to which `heads` gives a head: the files a
+    command may write there, checked before its work starts."""
+    try:
+        entries = sorted(os.listdir(folder))
+    except OSError:
+        return
+    for name in entries:
+        head = heads(name)
+        if head is not None:
+            refuse_foreign(folder / name, head, option)
 
 
 # -- the --out checks, before any work -----------------------------------------------------------
@@ -632,34 +717,37 @@ Keep = Callable[[Path], bool]
 
 
 def replace_folder(target: Path, files: Mapping[str, str | bytes], keep: Keep | None = None,
-                   option: str = "--out") -> None:  # fmt: skip
+                   option: str = "--out", heads: Mapping[str, Head] | None = None) -> None:  # fmt: skip
     """Replace the folder `target` (absolute, from `prepare_folder`) with one holding `files`
     (name -> content) and the entries of the old folder for which `keep(path)` is true (not
     the names in `files`, not temporary ones), as a whole: a kill at any moment leaves the
     old set or the new one, each complete. A kept file or symlink is carried as a hard link, a
     kept folder by one rename (`_move_folders`); the new folder gets the old one's owner,
     group, mode and extended attributes (`_give_attributes`), so all that is kept is as it was.
-    Raises `OutError` (one line)."""
+    A file of the old folder at a name of `files` that `heads` gives a head to must start with
+    it (sim wrote it). Raises `OutError` (one line)."""
     try:
-        _replace_folder(target, files, keep)
+        _replace_folder(target, files, keep, heads or {})
     except OSError as exc:
         raise OutError(f"{option} {target}: cannot replace the folder ({_reason(exc)})") from None
 
 
-def _replace_folder(target: Path, files: Mapping[str, str | bytes], keep: Keep | None) -> None:
+def _replace_folder(target: Path, files: Mapping[str, str | bytes], keep: Keep | None,
+                    heads: Mapping[str, Head]) -> None:  # fmt: skip
     name = target.name
     with _folder(target.parent) as parent:
         build = temp_name("build", name)
         os.mkdir(build, 0o700, dir_fd=parent)
         try:
-            _fill(parent, build, target, files, keep)
+            _fill(parent, build, target, files, keep, heads)
             _swap(parent, build, name)
         except BaseException:
             _abandon(parent, build, name)
             raise
 
 
-def _fill(parent: int, build: str, target: Path, files: Mapping[str, str | bytes], keep: Keep | None) -> None:
+def _fill(parent: int, build: str, target: Path, files: Mapping[str, str | bytes], keep: Keep | None,
+          heads: Mapping[str, Head]) -> None:  # fmt: skip
     """The new set in the open folder `build`, with what the old folder keeps; the kept folders
     moved in last, right before the swap."""
     with _folder_at(parent, build) as new:
@@ -670,8 +758,8 @@ def _fill(parent: int, build: str, target: Path, files: Mapping[str, str | bytes
             os.fsync(new)
             return
         with _folder_at(parent, target.name) as old:
-            for file in files:  # nothing special where a new file goes: it would be lost
-                _refuse_special_at(old, file, target)
+            for file in files:  # nothing special nor the user's where a new file goes: it would be lost
+                _refuse_at(old, file, heads.get(file), target)
             for file, data in files.items():
                 _create(new, file, _bytes(data))
             folders = _link_files(old, new, _kept(old, files, keep, target)) if keep is not None else []
@@ -743,19 +831,25 @@ def _remove_old(parent: int, old: str, name: str) -> None:
 
 
 __all__ = [
+    "HEAD_BYTES",
     "LEGACY",
     "STALE_SECONDS",
     "TEMP_PREFIX",
+    "Head",
     "OutError",
     "atomic_write",
     "clean_leftovers",
     "exchange",
+    "has_head",
     "is_temp",
     "prepare_folder",
     "prepare_out",
     "probe",
+    "refuse_foreign",
+    "refuse_foreign_in",
     "refuse_uncarried",
     "replace_folder",
     "temp_name",
     "write_out",
+    "written_by_sim",
 ]

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import html
 import json
 import os
+import re
 import sys
 import textwrap
 import time
@@ -35,10 +37,11 @@ from sim.commands.common import (
     yes_option,
 )
 from sim.model.faults import FAULT_SETS
-from sim.base.files import prepare_folder, refuse_special_in, refuse_uncarried, replace_folder
+from sim.base.files import Head, prepare_folder, refuse_foreign_in, refuse_uncarried, replace_folder, written_by_sim
 from sim.base.limits import MAX_CHECK_FAULTS
 from sim.properties import verdict
-from sim.render.page import is_page_of, page_path
+from sim.render.page import HEAD as PAGE_HEAD
+from sim.render.page import page_path
 from sim.render.text import column_widths, table_line
 from sim.scenario import parse
 from sim.analysis.check.search import MERGES
@@ -49,6 +52,20 @@ from sim.base.limits import usable_cpus
 from sim.analysis.workers import MAX_WORKERS, pool
 
 DEFAULT_OUT = Path("reports/counterexamples/check")
+
+#: how `sim check` knows the files it wrote (`sim.base.files.Head`), the only ones it replaces
+#: or removes: check.json by its first keys, a counterexample by the first line of its
+#: description, a page by its description's start (`sim.render.page.HEAD`)
+JSON_HEAD = re.compile(rb'\{\n  "bound": \{\n    "max_faults": ')
+COUNTEREXAMPLE_HEAD = ('description = "' + checker.COUNTEREXAMPLE_MARK).encode("utf-8")
+COUNTEREXAMPLE_PAGE_HEAD = (PAGE_HEAD + html.escape(checker.COUNTEREXAMPLE_MARK)).encode("utf-8")
+
+
+def head_of(name: str) -> Head | None:
+    """The head of the file `sim check` writes under `name`; None for a name it never writes."""
+    if name == "check.json":
+        return JSON_HEAD
+    return {".toml": COUNTEREXAMPLE_HEAD, ".html": COUNTEREXAMPLE_PAGE_HEAD}.get(Path(name).suffix)
 
 
 def _scheduler_value(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
@@ -133,8 +150,8 @@ def check(max_faults: int, horizon: int, faults: str, sets: tuple[str, ...], pro
     notes = note_inert([run_of(c.switches, bound.kinds) for c in configs], ENUMERATED)
     workers = workers or min(usable_cpus(), MAX_WORKERS)
     target = prepare_folder(out)  # fail on a bad --out before the work
-    written = checker.file_names(configs)  # and on a folder, FIFO, device or socket where a file goes
-    refuse_special_in(target, lambda name: name in written)
+    written = checker.file_names(configs)  # and on what is not sim check's where a file goes
+    refuse_foreign_in(target, lambda name: head_of(name) if name in written else None)
     refuse_uncarried(target, _not_checks, written)  # and on what the new folder could not keep as it is
     guess = checker.estimate(configs, bound, 1 if scheduler else workers, max_memory)
     gate_long_work(f"sim check of {bound.max_faults} fault(s) by t{bound.horizon} on {len(configs)} row(s)",
@@ -157,7 +174,8 @@ def check(max_faults: int, horizon: int, faults: str, sets: tuple[str, ...], pro
     texts["check.json"] = json.dumps(document, indent=2) + "\n"
     # the old counterexamples and check.json give way to the new ones, as a whole; any other
     # file in the folder is kept
-    replace_folder(target, texts, keep=_not_checks)
+    heads = {name: head for name in texts if (head := head_of(name)) is not None}
+    replace_folder(target, texts, keep=_not_checks, heads=heads)
     if as_json:
         emit_json(document)
         click.echo(_fill(_bound_line(bound, results, seconds, workers), columns(sys.stderr)), err=True)
@@ -233,14 +251,10 @@ def _page(filename: str, text: str) -> str:
     return scenario_page(parse(text, filename, Path(filename).stem))
 
 
-def _written_by_check(path: Path) -> bool:
-    """A counterexample file `sim check` wrote, or its page."""
-    return checker.is_counterexample_file(path) or is_page_of(path, checker.COUNTEREXAMPLE_MARK)
-
-
 def _not_checks(path: Path) -> bool:
-    """What the new folder keeps of the old: all but `sim check`'s own files."""
-    return not _written_by_check(path)
+    """What the new folder keeps of the old: all but the files `sim check` wrote."""
+    head = head_of(path.name)
+    return head is None or not written_by_sim(path, head)
 
 
 def _document(bound: checker.CheckBound, results: list[checker.Result],

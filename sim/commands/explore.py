@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import secrets
 import sys
 from pathlib import Path
@@ -25,6 +26,8 @@ from sim.commands.common import (
 from sim.analysis.explore import (
     TICK_BUCKET,
     TICK_BUCKETS,
+    COUNTEREXAMPLE_HEAD,
+    DESCRIPTION_HEAD,
     Exploration,
     ExploreBounds,
     for_workflow,
@@ -38,13 +41,23 @@ from sim.analysis.explore import (
     explore as run_search,
 )
 from sim.model.faults import FAULT_SETS
-from sim.base.files import OutError, prepare_out, refuse_special_in
+from sim.base.files import Head, OutError, prepare_out, refuse_foreign, refuse_foreign_in
 from sim.base.limits import MAX_EXAMPLES, MAX_EXPLORE_FAULTS
 from sim.properties import BY_NAME, judged, not_judged
+from sim.render.page import HEAD as PAGE_HEAD
 from sim.render.page import page_path
 from sim.model.switches import for_own_schedules
 
 DEFAULT_OUT = Path("reports/counterexamples")
+
+#: how `sim explore` knows a counterexample's page it wrote (`sim.base.files.Head`): a run
+#: page (`sim.render.page.HEAD`) whose description is a counterexample's of `sim explore`
+PAGE_HEAD_OF_EXPLORE = re.compile(re.escape(PAGE_HEAD.encode("utf-8")) + DESCRIPTION_HEAD)
+
+
+def head_of(name: str) -> Head | None:
+    """The head of the file `sim explore` writes under `name` (a counterexample or its page)."""
+    return {".toml": COUNTEREXAMPLE_HEAD, ".html": PAGE_HEAD_OF_EXPLORE}.get(Path(name).suffix)
 
 
 def _refuse_long_names(out: Path, longest: int) -> None:
@@ -98,7 +111,8 @@ def explore(examples: int, seed: int | None, sets: tuple[str, ...], profile: str
     prepare_out(out)  # fail on a bad --out before the search
     if seed is None:
         seed = secrets.randbelow(2**32)
-    refuse_special_in(out, may_write(switches, seed))  # a folder, FIFO, device or socket where a file goes
+    may = may_write(switches, seed)  # a folder, FIFO, device, socket or a file of the user's where a file goes
+    refuse_foreign_in(out, lambda name: head_of(name) if may(name) else None)
     _refuse_long_names(out, longest_name(switches, seed, bounds))
     note_inert([run_of(switches, bounds.kinds)], DRAWN)
     guess = estimate(switches, seed=seed, examples=examples, bounds=bounds)
@@ -117,6 +131,7 @@ def explore(examples: int, seed: int | None, sets: tuple[str, ...], profile: str
         if f.path is not None:
             from sim.commands.trace import write_page_beside  # only when there is a page to write
 
+            refuse_foreign(page_path(f.path), PAGE_HEAD_OF_EXPLORE)  # again: nothing came there meanwhile
             write_page_beside(f.path)
     for line in report_lines(result):
         click.echo(line)

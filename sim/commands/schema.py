@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import click
@@ -10,6 +11,14 @@ import click
 from sim.base.errors import SimError
 from sim.commands.common import folder_value
 from sim.base.limits import quote
+
+
+def head() -> bytes:
+    """How `sim schema --out` knows a schema file it wrote (`sim.base.files.Head`), the only
+    kind it replaces: its first lines, the draft and a title that starts with "sim "."""
+    from sim.schema import DRAFT
+
+    return ('{\n  "$schema": ' + json.dumps(DRAFT) + ',\n  "title": "sim ').encode("utf-8")
 
 
 def _names() -> list[str]:
@@ -39,14 +48,14 @@ def schema(name: str | None, out: Path | None) -> int:
         raise SimError(f"sim schema: unknown schema {quote(name)}; schemas: {', '.join(names)}")
     chosen = [name] if name is not None else names
     if out is not None:
-        from sim.base.files import prepare_out, refuse_special, write_out
+        from sim.base.files import prepare_out, refuse_foreign, write_out
 
         prepare_out(out)
         targets = {n: out / f"{n}.schema.json" for n in chosen}
-        for path in targets.values():
-            refuse_special(path)
+        for path in targets.values():  # each replaces only a schema sim wrote
+            refuse_foreign(path, head())
         for n, path in targets.items():
-            click.echo(f"wrote {write_out(path, text(n))}")
+            click.echo(f"wrote {write_out(path, text(n), head=head())}")
         return 0
     click.echo(text(name) if name is not None else every(), nl=False)
     return 0

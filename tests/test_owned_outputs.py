@@ -1,0 +1,166 @@
+"""Every command replaces only the files it wrote: a regular file of the user's at a name a
+command writes (docs/sweep.md under `sim sweep --out docs`, a check.json, a schema, an explore
+counterexample) is refused with one line, exit 2, before any work, and left as it was. Each
+writer declares the head of its files (`sim.base.files.Head`); the writer checks it again
+at the moment it writes."""
+
+from __future__ import annotations
+
+import importlib
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sim.base import files
+from sim.base.files import OutError, written_by_sim
+from sim.cli import main
+from sim.render.report import report_names
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def no_work(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make every command's work fail loudly: a refusal must come before it."""
+
+    def started(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("the work started before the output path was checked")
+
+    monkeypatch.setattr(importlib.import_module("sim.commands.sweep"), "run_sweep", started)
+    monkeypatch.setattr(importlib.import_module("sim.analysis.check.check"), "check", started)
+    monkeypatch.setattr(importlib.import_module("sim.commands.explore"), "run_search", started)
+
+
+def refused(args: list[str], capsys: pytest.CaptureFixture[str]) -> str:
+    code = main(args)
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert err.count("\n") == 1 and err.startswith("sim: error: "), err
+    assert "a file sim did not write is there" in err, err
+    return err
+
+
+# -- the heads match what sim writes, and nothing else ------------------------------------------------
+def test_every_committed_report_starts_with_its_head() -> None:
+    """`sim sweep --out reports` (and each workflow's) must go on replacing the committed reports."""
+    from sim.commands.sweep import REPORT_HEADS
+
+    assert sorted(REPORT_HEADS) == sorted(report_names())
+    folders = [ROOT / "reports", *sorted((ROOT / "reports" / "workflows").iterdir())]
+    for folder in folders:
+        for name, head in REPORT_HEADS.items():
+            assert written_by_sim(folder / name, head), folder / name
+    assert not written_by_sim(ROOT / "docs" / "sweep.md", REPORT_HEADS["sweep.md"])
+
+
+def test_the_committed_schemas_start_with_the_schema_head() -> None:
+    from sim.commands.schema import head
+
+    for path in sorted((ROOT / "docs" / "schema").glob("*.schema.json")):
+        assert written_by_sim(path, head()), path
+
+
+# -- each command, before any work --------------------------------------------------------------------
+def test_sweep_out_docs_leaves_the_hand_written_sweep_md(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    """The reviewer's case: `sim sweep --out docs` replaced docs/sweep.md with the report."""
+    no_work(monkeypatch)
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    mine = (ROOT / "docs" / "sweep.md").read_bytes()
+    (docs / "sweep.md").write_bytes(mine)
+    err = refused(["sweep", "--out", str(docs)], capsys)
+    assert str(docs / "sweep.md") in err
+    assert (docs / "sweep.md").read_bytes() == mine and os.listdir(docs) == ["sweep.md"]
+
+
+@pytest.mark.parametrize("name", ["check.json", "all-on.per-step.stale-write.toml", "all-on.end-only.stale-write.html"])
+def test_check_leaves_a_users_file_at_a_name_it_writes(name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    no_work(monkeypatch)
+    out = tmp_path / "ck"
+    out.mkdir()
+    (out / name).write_text("mine\n")
+    err = refused(["check", "-k", "0", "-t", "1", "--out", str(out)], capsys)
+    assert name in err
+    assert (out / name).read_text() == "mine\n" and os.listdir(out) == [name]
+
+
+def test_schema_leaves_a_users_file_and_replaces_its_own(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "sc"
+    out.mkdir()
+    (out / "scenario.schema.json").write_text("mine\n")
+    refused(["schema", "--out", str(out)], capsys)
+    assert os.listdir(out) == ["scenario.schema.json"] and (out / "scenario.schema.json").read_text() == "mine\n"
+    (out / "scenario.schema.json").unlink()
+    for _ in range(2):  # and its own are written over
+        assert main(["schema", "--out", str(out)]) == 0
+    assert sorted(os.listdir(out)) == ["scenario.schema.json", "workflow.schema.json"]
+    capsys.readouterr()
+
+
+@pytest.mark.parametrize("name", ["stale-write--fencing-off--seed1.toml", "stale-write--fencing-off--seed1.html"])
+def test_explore_leaves_a_users_file_at_a_counterexamples_name(name: str, tmp_path: Path,
+                                                               capsys: pytest.CaptureFixture[str],
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    """The reviewer's case: `sim explore ... --out ex3` replaced ex3/stale-write--fencing-off--seed1.toml."""
+    no_work(monkeypatch)
+    out = tmp_path / "ex3"
+    out.mkdir()
+    (out / name).write_text("mine\n")
+    err = refused(["explore", "-n", "200", "--seed", "1", "--set", "fencing=off", "--out", str(out)], capsys)
+    assert name in err
+    assert (out / name).read_text() == "mine\n" and os.listdir(out) == [name]
+
+
+def test_explore_and_check_write_over_their_own_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    for _ in range(2):
+        assert main(["explore", "-n", "200", "--seed", "1", "--set", "fencing=off", "--out", str(tmp_path / "ex")]) == 0
+        assert main(["check", "-k", "1", "-t", "4", "-j", "1", "--set", "fencing=off", "--out",
+                     str(tmp_path / "ck")]) == 0  # fmt: skip
+    capsys.readouterr()
+    assert sorted(os.listdir(tmp_path / "ex")) == ["stale-write--fencing-off--seed1.html",
+                                                   "stale-write--fencing-off--seed1.toml"]  # fmt: skip
+    assert len(os.listdir(tmp_path / "ck")) == 5
+
+
+# -- the writer itself, at the moment it writes --------------------------------------------------------
+HEAD = re.compile(rb"# written by sim [0-9]+\n")
+
+
+def test_the_writer_replaces_only_a_file_that_starts_with_its_head(tmp_path: Path) -> None:
+    path = tmp_path / "a.txt"
+    files.write_out(path, "# written by sim 1\n", head=HEAD)  # nothing there
+    files.write_out(path, "# written by sim 2\n", head=HEAD)  # its own
+    assert path.read_text() == "# written by sim 2\n"
+    path.write_text("mine\n")
+    with pytest.raises(OutError, match=r"^--out .*: cannot write a\.txt \(a file sim did not write is there; .*\)$"):
+        files.write_out(path, "# written by sim 3\n", head=HEAD)
+    with pytest.raises(OSError):
+        files.atomic_write_many(tmp_path, {"b.txt": "x", "a.txt": "# written by sim 4\n"}, heads={"a.txt": HEAD})
+    assert path.read_text() == "mine\n" and sorted(os.listdir(tmp_path)) == ["a.txt"]
+    (tmp_path / "link").symlink_to(path)  # a symlink is replaced itself, never followed
+    files.write_out(tmp_path / "link", "# written by sim 5\n", head=HEAD)
+    assert path.read_text() == "mine\n"
+
+
+def test_a_folder_replaced_as_a_whole_keeps_a_users_file_at_a_name_of_the_set(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "check.json").write_text("mine\n")
+    with pytest.raises(OutError, match="cannot replace the folder \\(a file sim did not write is there"):
+        files.replace_folder(files.prepare_folder(out), {"check.json": "{}\n"}, keep=lambda path: True,
+                             heads={"check.json": b"{"})  # fmt: skip
+    assert os.listdir(out) == ["check.json"] and (out / "check.json").read_text() == "mine\n"
+    assert os.listdir(tmp_path) == ["out"]
+
+
+def test_a_head_is_matched_from_the_start_of_a_regular_file_only(tmp_path: Path) -> None:
+    (tmp_path / "f").write_bytes(b"xx# written by sim 1\n")
+    (tmp_path / "d").mkdir()
+    assert not written_by_sim(tmp_path / "f", HEAD) and not written_by_sim(tmp_path / "d", b"")
+    assert not written_by_sim(tmp_path / "none", b"")
+    (tmp_path / "g").write_bytes(b"# written by sim 1\n" + b"x" * 10_000)
+    assert written_by_sim(tmp_path / "g", HEAD) and files.has_head(b"abc", b"ab")
