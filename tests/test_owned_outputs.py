@@ -2,7 +2,8 @@
 command writes (docs/sweep.md under `sim sweep --out docs`, a check.json, a schema, an explore
 counterexample) is refused with one line, exit 2, before any work, and left as it was. Each
 writer declares the head of its files (`sim.base.files.Head`); the writer checks it again
-at the moment it writes."""
+at the moment it writes. And `sim explore`'s names say every setting that changes what a
+search writes, so one search never writes over another's counterexample."""
 
 from __future__ import annotations
 
@@ -164,3 +165,46 @@ def test_a_head_is_matched_from_the_start_of_a_regular_file_only(tmp_path: Path)
     assert not written_by_sim(tmp_path / "none", b"")
     (tmp_path / "g").write_bytes(b"# written by sim 1\n" + b"x" * 10_000)
     assert written_by_sim(tmp_path / "g", HEAD) and files.has_head(b"abc", b"ab")
+
+
+# -- explore's names: one per setting ------------------------------------------------------------------
+def test_explore_on_a_workflow_keeps_the_articles_counterexample(tmp_path: Path,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    """The reviewer's case: the same seed and --set with --workflow chat-summary wrote
+    stale-write--fencing-off--seed2.toml over the article's."""
+    out = tmp_path / "exc"
+    args = ["explore", "-n", "300", "--seed", "2", "--set", "fencing=off", "--out", str(out)]
+    assert main(args) == 0
+    article = (out / "stale-write--fencing-off--seed2.toml").read_bytes()
+    assert main([*args, "--workflow", "chat-summary"]) == 0
+    assert main([*args, "--max-faults", "2"]) == 0
+    capsys.readouterr()
+    assert (out / "stale-write--fencing-off--seed2.toml").read_bytes() == article
+    assert (out / "stale-write--fencing-off--workflow-chat-summary--seed2.toml").is_file()
+    assert (out / "stale-write--fencing-off--max-faults-2--seed2.toml").is_file()
+
+
+def test_distinct_settings_give_distinct_names_and_the_defaults_keep_theirs() -> None:
+    from sim.analysis.explore import ExploreBounds, counterexample_name, finding_key, longest_name, may_write
+    from sim.model.switches import Switches
+
+    switches = Switches().with_values({"fencing": "off"})
+    settings = [ExploreBounds(), ExploreBounds(workflow="chat-summary"), ExploreBounds(workflow="digest"),
+                ExploreBounds(workflow="/tmp/a/my wf.toml"), ExploreBounds(workflow="/tmp/b/my wf.toml"),
+                ExploreBounds(faults="all"), ExploreBounds(max_faults=2), ExploreBounds(faults="all", max_faults=2),
+                ExploreBounds(workflow="chat-summary", faults="all", max_faults=6)]  # fmt: skip
+    keys = ["stale-write", finding_key("faithful-digest", (5,))]
+    names = [counterexample_name(key, switches, 2, bounds) for bounds in settings for key in keys
+             if bounds.faults == "all" or "--case-" not in key]  # fmt: skip
+    assert len(names) == len(set(names)), names
+    assert counterexample_name("stale-write", switches, 2) == "stale-write--fencing-off--seed2.toml"
+    # --faults all's names with a case stay as docs/outside.md and docs/explore.md show them
+    assert counterexample_name(keys[1], Switches(), 1, ExploreBounds(faults="all")) == (
+        "faithful-digest--case-5--all-on--seed1.toml")
+    for bounds in settings:
+        may = may_write(switches, 2, bounds)
+        mine = [counterexample_name(key, switches, 2, bounds) for key in keys
+                if bounds.faults == "all" or "--case-" not in key]  # fmt: skip
+        assert all(may(name) and may(name.replace(".toml", ".html")) for name in mine)
+        assert all(not may(name) for name in names if name not in mine and "--case-" not in name)
+        assert max(len(name.encode()) for name in mine) <= longest_name(switches, 2, bounds)

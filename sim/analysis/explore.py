@@ -25,6 +25,7 @@ and tick, and the runs in which each invariant was at risk and broken.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import random
 import re
 import time
@@ -460,25 +461,57 @@ def rerun_args(switches: Switches, seed: int, examples: int, bounds: ExploreBoun
     return " ".join(parts + [f"--set {pair}" for pair in set_pairs(switches, wf)])
 
 
-def counterexample_name(invariant: str, switches: Switches, seed: int) -> str:
+def counterexample_name(key: str, switches: Switches, seed: int, bounds: ExploreBounds = ExploreBounds()) -> str:
+    """A counterexample's file name: `<key>--<switches>[--<settings>]--seed<S>.toml`, the key
+    its invariant and cases (`finding_key`), the switches as in the label (`all-on` when none
+    differ), then each other setting of the search away from its default (`settings_tag`), so
+    that two searches of different settings never write the same name, and the names of a
+    search with the defaults stay what they were."""
     label = switches.label().replace("=", "-").replace(" ", "-") or "all-on"
-    return f"{invariant}--{label}--seed{seed}.toml"
+    return f"{key}--{label}{settings_tag(bounds, cased='--case-' in key)}--seed{seed}.toml"
 
 
-def may_write(switches: Switches, seed: int) -> Callable[[str], bool]:
-    """Whether a file name is one `sim explore` may write for these switches and seed (a
-    counterexample of any invariant and cases, or its page): checked before the search."""
-    tail = counterexample_name("", switches, seed).removesuffix(".toml")
-    return lambda name: name.endswith((tail + ".toml", tail + ".html"))
+def settings_tag(bounds: ExploreBounds, cased: bool = False) -> str:
+    """What a name says of the search beyond its switches and seed, each only away from its
+    default: `--workflow-<W>` (a shipped workflow's name; a file's stem and a hash of its path),
+    `--faults-<SET>` (not on a name with a case beyond the article, which only `--faults all`
+    finds, and which says so), `--max-faults-<K>`."""
+    parts, default = [], ExploreBounds()
+    if bounds.workflow is not None:
+        parts.append(f"workflow-{workflow_tag(bounds.workflow)}")
+    if bounds.faults != default.faults and not cased:
+        parts.append(f"faults-{bounds.faults}")
+    if bounds.max_faults != default.max_faults:
+        parts.append(f"max-faults-{bounds.max_faults}")
+    return "".join(f"--{part}" for part in parts)
+
+
+def workflow_tag(reference: str) -> str:
+    """A workflow as part of a file name: a shipped one by its name; a file (its absolute path)
+    by its stem and 8 hex digits of the path's SHA-256 (two files of one stem differ)."""
+    if "/" not in reference:
+        return reference
+    stem = re.sub(r"[^A-Za-z0-9_.-]+", "-", Path(reference).stem).strip("-") or "workflow"
+    return f"{stem}-{hashlib.sha256(reference.encode('utf-8', 'surrogateescape')).hexdigest()[:8]}"
+
+
+def may_write(switches: Switches, seed: int, bounds: ExploreBounds = ExploreBounds()) -> Callable[[str], bool]:
+    """Whether a file name is one `sim explore` may write for these switches, seed and settings
+    (a counterexample of any invariant and cases, or its page): checked before the search."""
+    plain, cased = (counterexample_name(key, switches, seed, bounds).removesuffix(".toml").removeprefix(key)
+                    for key in ("", "--case-"))  # fmt: skip
+    return lambda name: name.endswith(tuple((cased if "--case-" in name else plain) + suffix
+                                            for suffix in (".toml", ".html")))  # fmt: skip
 
 
 def longest_name(switches: Switches, seed: int, bounds: ExploreBounds) -> int:
     """The longest file name, in bytes, a counterexample (or its page) of this search may get:
-    an invariant with every case beyond the article's model its fault kinds run (the names say
-    the settings and the seed, so enough of either can pass what a file system allows)."""
+    an invariant with every case beyond the article's model its fault kinds run, or with none
+    (the names say the settings and the seed, so enough of them can pass what a file system
+    allows)."""
     cases = tuple(sorted({kind.case for kind in bounds.kinds if not kind.article and kind.case}))
-    return max(len(counterexample_name(finding_key(name, cases), switches, seed).encode("utf-8"))
-               for name in properties.NAMES)  # fmt: skip
+    return max(len(counterexample_name(finding_key(name, found), switches, seed, bounds).encode("utf-8"))
+               for name in properties.NAMES for found in {cases, ()})  # fmt: skip
 
 
 def describe_faults(s: Schedule) -> str:
@@ -668,7 +701,7 @@ def _finding(
         return None
     _, result = simulate(switches, shrunk.schedule)
     tick = dict(result.violations)[invariant]
-    path = None if out is None else out / counterexample_name(key, switches, seed)
+    path = None if out is None else out / counterexample_name(key, switches, seed, bounds)
     finding = Finding(
         invariant=invariant,
         tick=tick,

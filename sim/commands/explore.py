@@ -111,7 +111,7 @@ def explore(examples: int, seed: int | None, sets: tuple[str, ...], profile: str
     prepare_out(out)  # fail on a bad --out before the search
     if seed is None:
         seed = secrets.randbelow(2**32)
-    may = may_write(switches, seed)  # a folder, FIFO, device, socket or a file of the user's where a file goes
+    may = may_write(switches, seed, bounds)  # a folder, FIFO, device, socket or a file of the user's where a file goes
     refuse_foreign_in(out, lambda name: head_of(name) if may(name) else None)
     _refuse_long_names(out, longest_name(switches, seed, bounds))
     note_inert([run_of(switches, bounds.kinds)], DRAWN)
