@@ -208,3 +208,30 @@ def test_distinct_settings_give_distinct_names_and_the_defaults_keep_theirs() ->
         assert all(may(name) and may(name.replace(".toml", ".html")) for name in mine)
         assert all(not may(name) for name in names if name not in mine and "--case-" not in name)
         assert max(len(name.encode()) for name in mine) <= longest_name(switches, 2, bounds)
+
+
+# -- the command lines sim prints, with a path that has a space ----------------------------------------
+def test_the_rerun_and_replay_lines_quote_a_path_with_a_space(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`rerun with: sim explore ... --workflow /tmp/fz/my wf.toml` split into two words in a
+    shell; so did the replay line's file in a folder with a space. Both are quoted now
+    (shlex.quote), and the counterexample's description says the same command."""
+    import shlex
+    import tomllib
+
+    workflow = tmp_path / "my wf.toml"
+    workflow.write_text((ROOT / "workflows" / "chat-summary.toml").read_text(encoding="utf-8"), encoding="utf-8")
+    out = tmp_path / "out dir"
+    assert main(["explore", "-n", "300", "--seed", "2", "--set", "fencing=off", "--workflow", str(workflow),
+                 "--out", str(out)]) == 0  # fmt: skip
+    printed = capsys.readouterr().out.splitlines()
+    (rerun,) = [line for line in printed if line.startswith("rerun with: ")]
+    args = shlex.split(rerun.removeprefix("rerun with: "))
+    assert args[:2] == ["sim", "explore"] and args[args.index("--workflow") + 1] == str(workflow)
+    replays = [line for line in printed if line.startswith("  replay: ")]
+    assert replays
+    for line in replays:
+        args = shlex.split(line.removeprefix("  replay: ").split(" (its page: ")[0])
+        assert args[:2] == ["sim", "trace"] and args[3:] == ["--check"] and Path(args[2]).parent == out
+        described = tomllib.loads(Path(args[2]).read_text(encoding="utf-8"))["description"]
+        found = shlex.split(described.split("Found by `", 1)[1].split("`", 1)[0])
+        assert found[found.index("--workflow") + 1] == str(workflow)

@@ -28,6 +28,7 @@ import dataclasses
 import hashlib
 import random
 import re
+import shlex
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -446,19 +447,20 @@ class Exploration:
 
 
 def rerun_args(switches: Switches, seed: int, examples: int, bounds: ExploreBounds) -> str:
-    """The `sim explore` arguments that repeat a search exactly."""
+    """The `sim explore` arguments that repeat a search exactly, each value quoted for a POSIX
+    shell where it needs it (`shlex.quote`: a workflow file's path with a space)."""
     parts = [f"--seed {seed}", f"--examples {examples}", f"--max-faults {bounds.max_faults}"]
     if bounds.faults != "article":
-        parts.append(f"--faults {bounds.faults}")
+        parts.append(f"--faults {shlex.quote(bounds.faults)}")
     wf = None
     if bounds.workflow is not None:
-        parts.append(f"--workflow {bounds.workflow}")
+        parts.append(f"--workflow {shlex.quote(bounds.workflow)}")
         from sim import workflow as files
 
         wf = files.load(bounds.workflow)
     from sim.model.workflow import set_pairs  # against the workflow's own knobs, not the article's
 
-    return " ".join(parts + [f"--set {pair}" for pair in set_pairs(switches, wf)])
+    return " ".join(parts + [f"--set {shlex.quote(pair)}" for pair in set_pairs(switches, wf)])
 
 
 def counterexample_name(key: str, switches: Switches, seed: int, bounds: ExploreBounds = ExploreBounds()) -> str:

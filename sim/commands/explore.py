@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 import secrets
+import shlex
 import sys
 from pathlib import Path
 
@@ -225,5 +226,5 @@ def report_lines(result: Exploration) -> list[str]:
         )
         lines.append(f"  {prop.description}")
         if f.path is not None:
-            lines.append(f"  replay: sim trace {f.path} --check (its page: {page_path(f.path)})")
+            lines.append(f"  replay: sim trace {shlex.quote(str(f.path))} --check (its page: {page_path(f.path)})")
     return lines
