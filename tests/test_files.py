@@ -635,3 +635,13 @@ def test_workers_die_with_their_parent(tmp_path: Path, procs: list[subprocess.Po
     for w in left:  # never leave one behind, even when the test fails
         os.kill(w, signal.SIGKILL)
     assert left == []
+
+
+@pytest.mark.parametrize("pid", [0, 1 << 22, 10**20])
+def test_a_leftover_whose_pid_no_process_can_have_is_cleaned_not_an_internal_error(tmp_path: Path, pid: int) -> None:
+    """A temporary name whose pid is 0 or past any pid Linux gives (`os.kill` would raise
+    OverflowError for the largest, or signal the process group for 0) is no live writer's."""
+    name = f"{files.TEMP_PREFIX}{pid}-ab-file-x"
+    (tmp_path / name).write_text("left")
+    assert not files.pid_alive(pid)
+    assert files.clean_leftovers(tmp_path) == [name]

@@ -500,6 +500,8 @@ def pid_alive(pid: int) -> bool:
     """Whether a process with this pid is alive (this process is; someone else's counts)."""
     if pid == os.getpid():
         return True
+    if not 0 < pid < 1 << 22:  # past Linux's largest pid (4,194,304): no process has it
+        return False
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
