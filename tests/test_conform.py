@@ -212,6 +212,8 @@ def test_sigkill_of_sim_conform_takes_every_process_it_started(tmp_path: Path, p
     # the program's own signal: worker 1's log in the run folder (the feed and w1 have started)
     until(lambda: bool(list(tmp_path.glob("sim-conform-*/w1.log"))) or proc.poll() is not None)
     (folder,) = [p.parent for p in tmp_path.glob("sim-conform-*/w1.log")]
+    # the log is opened before worker 1's process starts: wait for the processes themselves
+    until(lambda: len(descendants(proc.pid)) >= 2 or proc.poll() is not None)
     started = descendants(proc.pid)
     assert len(started) >= 2, "the feed and worker 1 are running"
     proc.send_signal(signal.SIGKILL)
