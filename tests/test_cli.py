@@ -297,3 +297,54 @@ def test_trace_json_with_until_is_the_run_so_far(capsys: pytest.CaptureFixture[s
     assert main(["trace", "main", "--json"]) == 0
     whole = json.loads(capsys.readouterr().out)
     assert "until" not in whole and whole["outcome"]["last_tick"] == 14
+
+
+WRONG_EXPECT = """description = "pins off: no digest of the final report is accepted, but [expect] says one is at t10"
+[switches]
+pins = "off"
+[expect]
+first_accepted_tick = 10
+model_calls = 5
+[expect.newsletter]
+start_tick = 12
+digest = "d1"
+"""
+
+
+def test_trace_check_fails_when_the_run_has_none_where_a_figure_is_expected(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:  # fmt: skip
+    """An expected tick the run never reached (None) is a difference, not a match, in the text
+    and in the JSON view; and the ok line counts each figure of the newsletter's table."""
+    path = tmp_path / "wrong.toml"
+    path.write_text(WRONG_EXPECT)
+    code, _, err = run_cli(capsys, "trace", str(path), "--check")
+    assert code == 1
+    assert "first_accepted_tick: expected 10, got None" in err
+    code, out, _ = run_cli(capsys, "trace", str(path), "--check", "--json")
+    assert code == 1
+    assert json.loads(out)["check"]["ok"] is False
+    right = tmp_path / "right.toml"
+    right.write_text(WRONG_EXPECT.replace("first_accepted_tick = 10", 'first_accepted_tick = "null"')
+                     .replace('digest = "d1"', 'digest = "d2"'))  # fmt: skip
+    code, out, err = run_cli(capsys, "trace", str(right), "--check")
+    assert (code, err) == (0, ""), err
+    assert "check: ok (4 expected figures match)" in out
+
+
+def test_a_summary_that_read_the_last_section_is_judged_too(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """reads=next-section: #1's s3 also read section 4, which changes at t5; #2 restores s3 by
+    its key and the accepted digest is unfaithful (faithful-digest), as for section 2."""
+    path = tmp_path / "sec4.toml"
+    path.write_text(SECTION_4)
+    code, out, _ = run_cli(capsys, "trace", str(path), "--json")
+    assert code == 0
+    assert [v["invariant"] for v in json.loads(out)["outcome"]["violations"]] == ["faithful-digest"]
+
+
+SECTION_4 = """description = "reads=next-section, section 4 changed at t5 while #1 is paused"
+[switches]
+reads = "next-section"
+[schedule]
+silences = [{attempt = 1, at = 4, wake = 12}]
+changes = [{at = 5, sections = [4]}]
+"""

@@ -252,3 +252,15 @@ def report_lines(found: dict[str, Any]) -> list[str]:
 
     doc = {"engine": "dbos", "explore": {"kinds": {}, "seed": 0, "runs": 3, "disagreements": [found]}}
     return report.explore_lines(doc, markdown=False)
+
+
+def test_the_tally_counts_a_schedule_with_a_mismatch_as_mismatched_whatever_else_it_has() -> None:
+    """A schedule's rows: one MISMATCH and one varying count it as a mismatch (the worst verdict
+    wins: mismatch, then varying, then explained); one varying and one explained as varying."""
+    engine = ENGINES["langgraph"]
+    drawn = [schedule.draw(random.Random(seed), engine.switches) for seed in (1, 2, 3)]
+    results = [{"rows": [{"verdict": "MISMATCH"}, {"verdict": "varying"}]},
+               {"rows": [{"verdict": "varying"}, {"verdict": "explained"}]},
+               {"rows": [{"verdict": "explained"}, {"verdict": "match"}]}]  # fmt: skip
+    tally = explore.summary(engine, 1, 1, drawn, results, [])["kinds"]["all"]
+    assert tally == {"schedules": 3, "agree": 0, "explained": 1, "varying": 1, "mismatch": 1}

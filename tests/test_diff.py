@@ -93,3 +93,11 @@ def test_golden_diff(width: int) -> None:
     for line in out.splitlines():
         assert cell_len(line) <= width, line
     check_golden(f"diff-main-pins-off-{width}.txt", out)
+
+
+def test_an_invariant_both_runs_break_at_the_same_tick_is_said_once_for_both() -> None:
+    """versions-off and wrong-acceptance both break wrong-acceptance at t9: the diff says so
+    on one "= both" line (a break common to the two runs is not dropped for being equal)."""
+    result = CliRunner().invoke(cli, ["diff", "versions-off", "wrong-acceptance", "--no-color"])
+    assert result.exit_code == 0, result.output
+    assert "= both   wrong-acceptance breaks at t9" in result.output

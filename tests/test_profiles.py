@@ -328,3 +328,30 @@ def test_only_a_protection_turned_on_may_name_an_application_part(monkeypatch: p
     monkeypatch.setattr(profiles_mod, "PROFILES", (bad,))
     with pytest.raises(ValueError, match="fencing=off is no protection turned on"):
         profiles_mod._validate()
+
+
+def test_each_rows_calls_and_columns_are_those_of_its_twelve_runs_traced_one_by_one(
+        capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    """The profile sweep's model-calls column is the sum over a row's 12 runs, and a broken
+    invariant beyond the article's is a column when any row breaks it: each checked against
+    `sim trace` of the 12 runs one by one (another path through the CLI)."""
+    from itertools import product
+
+    from sim.model.switches import FAULT_SWITCHES, SWITCHES
+
+    sets = ["--set", "reads=next-section-keyed"]
+    code, out, _ = run_cli(capsys, "sweep", "--profile", "temporal", *sets, "--json")
+    assert code == 0
+    rows = {r["label"]: r for r in json.loads(out)["rows"]}
+    calls, broken = 0, set()
+    for values in product(*(list(SWITCHES[name]) for name in FAULT_SWITCHES)):
+        events = [a for name, v in zip(FAULT_SWITCHES, values) for a in ("--set", f"{name}={v.value}")]
+        code, out, _ = run_cli(capsys, "trace", "main", "--profile", "temporal", *sets, *events, "--json")
+        assert code == 0
+        outcome = json.loads(out)["outcome"]
+        calls += outcome["model_calls"]
+        broken |= {v["invariant"] for v in outcome["violations"]}
+    assert rows["engine alone"]["model_calls"] == calls
+    assert "faithful-digest" in broken  # beyond the article's: a column of the table
+    assert set(rows["engine alone"]["broken"]) >= broken
+    assert all(set(r["broken"]) == set(rows["engine alone"]["broken"]) for r in rows.values())
