@@ -328,3 +328,26 @@ def test_ctrl_c_prints_what_was_checked_marked_not_exhaustive_and_exits_130(
     assert rows[0].endswith("holds within the bound;") and rows[1].endswith("broken;")
     assert rows[2].endswith("not exhaustive;")
     assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
+
+
+def test_a_row_stopped_before_its_end_is_broken_if_it_found_a_break_else_not_exhaustive(
+        capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    """A check stopped before every unit of a row was searched (Ctrl-C, the memory bound): a
+    row that already found a break is broken (what is found stands), one that found nothing
+    yet is "not exhaustive", never "holds", in the JSON document and in the table."""
+    import dataclasses
+
+    from sim.commands import check as command
+
+    bound = CheckBound(max_faults=1, horizon=8)
+    (found,) = check(configurations(Switches(), "fencing=off", [Checkpoints.PER_STEP]), bound)
+    assert found.broken
+    nothing_yet = dataclasses.replace(found, violations=dict.fromkeys(found.violations, 0), counterexamples={})
+    results = [dataclasses.replace(r, complete=False) for r in (found, nothing_yet)]
+    assert [row["verdict"] for row in command._document(bound, results, {}, [])["results"]] == ["broken", "not exhaustive"]
+    capsys.readouterr()
+    command._render_rows(bound, results, 200)
+    rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("fencing=off")]
+    assert len(rows) == 2
+    assert "broken" in rows[0] and "not exhaustive" not in rows[0]
+    assert "not exhaustive" in rows[1] and "broken" not in rows[1]
