@@ -16,7 +16,7 @@ import click
 
 from sim.commands import COMMANDS, command
 from sim.base.errors import SimError
-from sim.base.limits import printable
+from sim.base.limits import ascii_number, printable
 
 
 class PipeClosed(Exception):
@@ -108,8 +108,7 @@ def completion_problem(environ: Mapping[str, str]) -> str | None:
     missing = [name for name in ("COMP_WORDS", "COMP_CWORD") if name not in environ]
     if missing:
         return f"{COMPLETE_VAR}={instruction}: {' and '.join(missing)} must be set (the shell's completion script sets them)"
-    index = environ["COMP_CWORD"].strip()
-    if shell != "fish" and not (index.isascii() and index.isdigit() and len(index) <= 6):  # not "²" or 5,000 digits
+    if shell != "fish" and ascii_number(environ["COMP_CWORD"].strip(), 6) is None:
         return f"COMP_CWORD={environ['COMP_CWORD'][:60]!r}: expected the index of the word being completed (0 or more)"
     return None
 

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sim.base.errors import ScenarioError, ScheduleError, SimError
-from sim.base.inputs import longest_dotted_key, read_text
+from sim.base.inputs import exists, is_path, longest_dotted_key, read_text
 from sim.model.faults import KINDS, by_key
 from sim.model.knobs import KNOBS
 from sim.base.limits import (
@@ -126,14 +126,6 @@ def __getattr__(name: str) -> tuple[str, ...]:
 EXPECT_KEYS: tuple[str, ...]
 
 
-def is_path(argument: str) -> bool:
-    """Whether a scenario (or workflow) argument is a path by its spelling: it has a `/` or
-    ends in `.toml`. Any other argument is a name when one is shipped, else a path when a
-    file is there (docs/trace.md): a file or folder of a shipped name's name in the current
-    folder never hides the shipped one (`./main` reads the file)."""
-    return argument.endswith(".toml") or "/" in argument
-
-
 def load(name_or_path: str, check_expect: bool = True) -> Scenario:
     """A named scenario, or a scenario file by path (`is_path` says which). Without
     `check_expect` its [expect] table is kept unchecked (`sim scenarios` listing the named
@@ -147,7 +139,7 @@ def load(name_or_path: str, check_expect: bool = True) -> Scenario:
     if not is_path(name_or_path) and _is_file(candidate):
         shown = f"scenarios/{candidate.name}"
         return parse(read_text(candidate, shown), shown, name_or_path, check_expect)
-    if is_path(name_or_path) or _exists(path):
+    if is_path(name_or_path) or exists(path):
         return parse(read_text(path, name_or_path), name_or_path, path.stem, check_expect)
     import difflib
 
@@ -157,13 +149,6 @@ def load(name_or_path: str, check_expect: bool = True) -> Scenario:
         f"unknown scenario {quote(name_or_path)}; {hint}named scenarios: {', '.join(names())} "
         "(or give a path to a .toml file)"
     )
-
-
-def _exists(path: Path) -> bool:
-    try:
-        return path.exists()
-    except OSError:
-        return False
 
 
 def _is_file(path: Path) -> bool:

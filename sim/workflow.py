@@ -32,7 +32,7 @@ from sim.model.workflow import (
     WorkflowError,
     check,
 )
-from sim.base.inputs import longest_dotted_key, read_text
+from sim.base.inputs import exists, is_path, longest_dotted_key, read_text
 
 #: the workflow a command runs when none is named: the article's pipeline
 DEFAULT = "digest"
@@ -51,7 +51,7 @@ def names() -> list[str]:
 
 def load(name_or_path: str, folder: Path | None = None) -> Workflow:
     """A shipped workflow by name, or a workflow file by path (relative to `folder` when given:
-    the folder of the scenario file that names it). As for a scenario (`sim.scenario.is_path`):
+    the folder of the scenario file that names it). As for a scenario (`sim.base.inputs.is_path`):
     an argument with a `/` or ending in `.toml` is a path; any other is a shipped name when
     there is one, else a path when a file is there."""
     if len(name_or_path) > MAX_NAME or "\x00" in name_or_path:
@@ -62,11 +62,10 @@ def load(name_or_path: str, folder: Path | None = None) -> Workflow:
     if not _utf8(shown):  # its name would be written in pages and counterexample files
         raise WorkflowError(f"workflow {quote(shown)}: the path is not valid UTF-8; allowed: a file whose name is "
                             "UTF-8 text (rename or link it)")  # fmt: skip
-    is_path = name_or_path.endswith(".toml") or "/" in name_or_path
-    if not is_path and name_or_path in names():
+    if not is_path(name_or_path) and name_or_path in names():
         shipped = f"workflows/{name_or_path}.toml"
         return dataclasses.replace(parse(_read(workflows_dir() / f"{name_or_path}.toml", shipped), shipped), shipped=True)
-    if is_path or _exists(path):
+    if is_path(name_or_path) or exists(path):
         return parse(_read(path, shown), shown)
     raise WorkflowError(f"unknown workflow {quote(name_or_path)}; shipped workflows: {', '.join(names())} "
                         "(or give a path to a .toml file)")  # fmt: skip
@@ -79,13 +78,6 @@ def _utf8(text: str) -> bool:
     except UnicodeEncodeError:
         return False
     return True
-
-
-def _exists(path: Path) -> bool:
-    try:
-        return path.exists()
-    except OSError:
-        return False
 
 
 #: `sim.load_workflow`: the library's name for `load`

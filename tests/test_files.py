@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from conftest import processes, until
+from test_special_outputs import no_work  # every command's work fails loudly
 
 from sim.base import files
 from sim.cli import main
@@ -361,11 +362,8 @@ def test_a_folder_whose_owner_cannot_be_given_is_refused_before_the_work(
     def no_chown(*args: object) -> None:
         raise PermissionError(1, "Operation not permitted")
 
-    def no_work(*args: object, **kwargs: object) -> None:
-        raise AssertionError("the work started")
-
     monkeypatch.setattr(os, "fchown", no_chown)
-    monkeypatch.setattr(importlib.import_module("sim.analysis.check.check"), "check", no_work)
+    no_work(monkeypatch)
     assert main(["check", "-k", "0", "-t", "1", "-j", "1", "--out", str(out)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "cannot be given this one's owner" in err, err
@@ -385,11 +383,8 @@ def test_a_folder_that_cannot_be_moved_is_refused_before_the_work(
     def no_write(path: object, mode: int, **kwargs: object) -> bool:
         return False if path == "sub" and mode == os.W_OK else real(path, mode, **kwargs)  # type: ignore[arg-type]
 
-    def no_work(*args: object, **kwargs: object) -> None:
-        raise AssertionError("the work started")
-
     monkeypatch.setattr(os, "access", no_write)
-    monkeypatch.setattr(importlib.import_module("sim.analysis.check.check"), "check", no_work)
+    no_work(monkeypatch)
     assert main(["check", "-k", "0", "-t", "1", "-j", "1", "--out", str(out)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "sub cannot be carried into the new folder" in err, err

@@ -7,13 +7,12 @@ search writes, so one search never writes over another's counterexample."""
 
 from __future__ import annotations
 
-import importlib
 import os
 import re
 from pathlib import Path
-from typing import Any
 
 import pytest
+from test_special_outputs import no_work  # every command's work fails loudly
 
 from sim.base import files
 from sim.base.files import OutError, written_by_sim
@@ -21,17 +20,6 @@ from sim.cli import main
 from sim.render.report import report_names
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def no_work(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Make every command's work fail loudly: a refusal must come before it."""
-
-    def started(*args: Any, **kwargs: Any) -> Any:
-        raise AssertionError("the work started before the output path was checked")
-
-    monkeypatch.setattr(importlib.import_module("sim.commands.sweep"), "run_sweep", started)
-    monkeypatch.setattr(importlib.import_module("sim.analysis.check.check"), "check", started)
-    monkeypatch.setattr(importlib.import_module("sim.commands.explore"), "run_search", started)
 
 
 def refused(args: list[str], capsys: pytest.CaptureFixture[str]) -> str:

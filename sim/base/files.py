@@ -21,7 +21,7 @@
   into the new folder last, right before the swap: a kill between the two leaves the old set
   complete and those folders in the temporary one, which the next run's `clean_leftovers`
   gives back (a temporary folder that holds a folder is never removed).
-- `refuse_special(path)` / `refuse_special_in(folder, names)`: nothing but a regular file or
+- `refuse_special(path)`: nothing but a regular file or
   a symlink may be at a path the writer writes; a folder, a FIFO, a device or a socket there
   is refused with one line (exit 2), by the commands before any work and by the writer again
   at the moment it writes. The tool never destroys what it did not create.
@@ -65,6 +65,8 @@ from types import FrameType
 from sim.base.errors import SimError
 
 TEMP_PREFIX = ".sim-tmp-"
+#: past Linux's largest process id (4,194,304): no process has it, and `os.kill` cannot take it
+PID_LIMIT = 1 << 22
 #: a temporary entry this old is a leftover even if a process with its pid is alive
 STALE_SECONDS = 15 * 60
 #: the names the writer before this one used. No longer removed nor skipped: nothing in them
@@ -215,24 +217,6 @@ def refuse_special(path: Path, option: str = "--out") -> None:
         raise OutError(f"{option} {path}: {_SPECIAL.format(kind_of(info.st_mode))}")
 
 
-def refuse_special_in(folder: Path, names: Callable[[str], bool], option: str = "--out") -> None:
-    """`refuse_special` for every entry of `folder` whose name `names` accepts: the files a
-    command may write there, checked before its work starts."""
-    try:
-        entries = sorted(os.listdir(folder))
-    except OSError:
-        return
-    for name in entries:
-        if names(name):
-            refuse_special(folder / name, option)
-
-
-def _refuse_special_at(folder: int, name: str, where: Path) -> None:
-    """At the moment of writing: `name` in the open folder must be absent, a regular file or
-    a symlink (the last guard; the commands check their output paths before any work)."""
-    _refuse_at(folder, name, None, where)
-
-
 def _refuse_at(folder: int, name: str, head: Head | None, where: Path) -> None:
     """At the moment of writing: `name` in the open folder must be absent, a symlink, or a
     regular file (one sim wrote, with `head`). An `OSError` otherwise: each writer's caller
@@ -293,14 +277,9 @@ def written_by_sim(path: Path, head: Head) -> bool:
     return data is not None and has_head(data, head)
 
 
-def starts_with(path: Path, prefix: bytes) -> bool:
-    """`written_by_sim` with a head of plain bytes."""
-    return written_by_sim(path, prefix)
-
-
 _SPECIAL = "{} is there; sim writes only over a regular file (or a symlink, which it replaces), so it leaves it alone"
 _FOREIGN = ("a file sim did not write is there; sim replaces only the files it wrote, so it leaves it alone: move it, "
-            "or name another folder")  # fmt: skip
+            "or choose another name or folder")  # fmt: skip
 
 
 def _why_not(folder: int | None, name: str | Path, head: Head | None) -> tuple[int, str] | None:
@@ -500,7 +479,7 @@ def pid_alive(pid: int) -> bool:
     """Whether a process with this pid is alive (this process is; someone else's counts)."""
     if pid == os.getpid():
         return True
-    if not 0 < pid < 1 << 22:  # past Linux's largest pid (4,194,304): no process has it
+    if not 0 < pid < PID_LIMIT:  # no process has it
         return False
     try:
         os.kill(pid, 0)

@@ -1,5 +1,6 @@
 """Reading an input file (a scenario or a workflow file): a regular file of at most
-MAX_FILE_BYTES (docs/limits.md), strict UTF-8; anything else one line naming the file. Apart
+MAX_FILE_BYTES (docs/limits.md), strict UTF-8; anything else one line naming the file. And
+telling a path from a shipped name (`is_path`), the same for both kinds of file. Apart
 from the writer (files.py), so that `sim scenarios` does not import what writing needs."""
 
 from __future__ import annotations
@@ -12,6 +13,22 @@ from pathlib import Path
 
 from sim.base.errors import ScenarioError
 from sim.base.limits import MAX_FILE_BYTES
+
+
+def is_path(argument: str) -> bool:
+    """Whether a scenario or workflow argument is a path by its spelling: it has a `/` or ends
+    in `.toml`. Any other argument is a name when one is shipped, else a path when a file is
+    there (docs/trace.md): a file or folder of a shipped name's name in the current folder
+    never hides the shipped one (`./main` reads the file)."""
+    return argument.endswith(".toml") or "/" in argument
+
+
+def exists(path: Path) -> bool:
+    """Whether something is at `path` (False when it cannot be looked at)."""
+    try:
+        return path.exists()
+    except OSError:
+        return False
 
 
 def read_text(path: Path, shown: str, what: str = "scenario file") -> str:

@@ -58,6 +58,13 @@ MAX_WORKERS = WORKERS_PER_CPU * CPUS
 MAX_QUOTE = 60
 
 
+def ascii_number(text: str, most_digits: int) -> int | None:
+    """`text` as a whole number when it is 1 to `most_digits` ASCII digits, else None: not
+    "²" or "①" (digits to `str.isdigit`, not to `int`), and not 5,000 digits (which `int`
+    refuses past 4,300, and no count or index here needs)."""
+    return int(text) if 0 < len(text) <= most_digits and text.isascii() and text.isdigit() else None
+
+
 def quote(value: object) -> str:
     """The value for an error message, cut to MAX_QUOTE characters: a string as Python quotes
     it ('text'), anything else as it would be written in TOML or JSON (true, [1, 2]); an

@@ -12,6 +12,7 @@ from typing import IO, Any, Callable, TypeVar
 
 import click
 
+from sim.base.limits import ascii_number
 from sim.model.faults import Effect, Fault, effects_of
 from sim.model.knobs import Scope, inert_notes
 from sim.scenario import Scenario, load
@@ -193,8 +194,8 @@ def columns(stream: IO[str] | None = None) -> int:
         if not stream.isatty():
             return COLUMNS
         said = os.environ.get("COLUMNS", "")
-        valid = said.isascii() and said.isdigit() and len(said) <= 6 and int(said) > 0  # not "²", 0 or 5,000 digits
-        return int(said) if valid else os.get_terminal_size(stream.fileno()).columns
+        number = ascii_number(said, 6)
+        return number if number else os.get_terminal_size(stream.fileno()).columns  # not 0
     except (AttributeError, ValueError, OSError):  # no real stream (a test's), or no size
         return COLUMNS
 

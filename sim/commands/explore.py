@@ -42,7 +42,7 @@ from sim.analysis.explore import (
     explore as run_search,
 )
 from sim.model.faults import FAULT_SETS
-from sim.base.files import Head, OutError, prepare_out, refuse_foreign, refuse_foreign_in
+from sim.base.files import Head, OutError, prepare_out, refuse_foreign_in
 from sim.base.limits import MAX_EXAMPLES, MAX_EXPLORE_FAULTS
 from sim.properties import BY_NAME, judged, not_judged
 from sim.render.page import HEAD as PAGE_HEAD
@@ -132,8 +132,7 @@ def explore(examples: int, seed: int | None, sets: tuple[str, ...], profile: str
         if f.path is not None:
             from sim.commands.trace import write_page_beside  # only when there is a page to write
 
-            refuse_foreign(page_path(f.path), PAGE_HEAD_OF_EXPLORE)  # again: nothing came there meanwhile
-            write_page_beside(f.path)
+            write_page_beside(f.path, PAGE_HEAD_OF_EXPLORE)  # its head checked again as it is written
     for line in report_lines(result):
         click.echo(line)
     if result.interrupted:

@@ -190,8 +190,7 @@ def sweep(workers: int, as_json: bool, out: Path, profile: str | None, sets: tup
             result = run_sweep(workers=workers, progress=progress, view=grid.shared, workflow=shape)
     writers = [w for w in WRITERS if w.filename in names]
     texts = render_all(result.document(), writers, grids=result.views)  # the views are the runs' grids
-    _refuse_foreign_reports(out, list(texts))  # again: nothing came there during the runs
-    paths = write_reports(texts, out)
+    paths = write_reports(texts, out, REPORT_HEADS)  # the heads checked again as each is written
     if as_json:
         sys.stdout.write(texts["sweep.json"])
         return 0

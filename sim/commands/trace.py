@@ -30,7 +30,7 @@ from sim.commands.common import (
 from sim.properties.outcome import Outcome, outcome
 from sim.properties import BY_NAME
 from sim.render import grid as grids
-from sim.base.files import OutError, starts_with, write_out
+from sim.base.files import Head, refuse_foreign, write_out
 from sim.base.limits import printable
 from sim.render import itf, page, swimlane
 from sim.render.lifecycle import lifecycles
@@ -92,7 +92,7 @@ def page_text(scenario: Scenario, events: Trace, result: Outcome, until: int | N
 def write_page(path: Path, scenario: Scenario, events: Trace, result: Outcome, until: int | None = None) -> int:
     """Write the run's page to `path` (one line naming --html and the file if it cannot be
     written); returns the last tick it shows."""
-    write_out(path, page_text(scenario, events, result, until), option="--html")
+    write_out(path, page_text(scenario, events, result, until), option="--html", head=PAGE_HEAD)
     return events.last_tick if until is None else min(until, events.last_tick)
 
 
@@ -103,9 +103,10 @@ def scenario_page(loaded: Scenario) -> str:
     return page_text(loaded, events, result)
 
 
-def write_page_beside(scenario_file: Path) -> Path:
-    """Write the page of a scenario file beside it (same stem, `.html`); returns its path."""
-    return write_out(page.page_path(scenario_file), scenario_page(load(str(scenario_file))), option="--out")
+def write_page_beside(scenario_file: Path, head: Head | None = None) -> Path:
+    """Write the page of a scenario file beside it (same stem, `.html`), with `head` only over a
+    page that starts with it (`sim.base.files.refuse_foreign`); returns its path."""
+    return write_out(page.page_path(scenario_file), scenario_page(load(str(scenario_file))), option="--out", head=head)
 
 
 #: the narrowest width the swimlane is drawn for (`--width`, and the terminal's or COLUMNS below it)
@@ -158,7 +159,7 @@ def trace(
     with a /) and draw its trace. A name is never hidden by a file of that name here."""
     _refuse_combinations(as_json, fmt, step, html_out)
     if html_out is not None:
-        _refuse_foreign_file(html_out)
+        refuse_foreign(html_out, PAGE_HEAD, "--html")
     loaded = load_scenario(scenario, sets, profile, workflow)
     events, result = run_scenario(loaded)  # a fault that never took effect is bad input: before any note
     # the notes go to stderr after the output, so that an output that cannot be written stays one line
@@ -215,15 +216,10 @@ def _so_far(events: Trace, result: Outcome, until: int | None) -> tuple[Trace, O
     return cut, outcome(cut)
 
 
-def _refuse_foreign_file(path: Path) -> None:
-    """--html replaces only a page `sim` wrote: a regular file there that is not one (the
-    scenario file itself, a workflow file, a README) is left alone, one line, exit 2. A
-    symlink is replaced itself, never followed, as every output is (`sim.base.files`)."""
-    if path.is_symlink() or not path.exists() or not path.is_file():
-        return  # nothing there, a symlink, or a special file (which `write_out` refuses)
-    if not starts_with(path, page.HEAD.encode("utf-8")):
-        raise OutError(f"--html {path}: a file sim did not write is there (not a page of sim's); sim replaces "
-                       "only its own pages, so it leaves it alone: give another name")  # fmt: skip
+#: how `sim trace --html` knows a page it wrote (`sim.base.files.Head`), the only file it replaces:
+#: a regular file there that is not one (the scenario file itself, a workflow file, a README) is
+#: left alone, one line, exit 2; a symlink is replaced itself, never followed
+PAGE_HEAD = page.HEAD.encode("utf-8")
 
 
 def _refuse_combinations(as_json: bool, fmt: str, step: bool, html_out: Path | None) -> None:

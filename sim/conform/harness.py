@@ -55,7 +55,8 @@ from sim.conform.observed import Context, Observed
 from sim.conform.schedule import Hit, Schedule
 from sim.base.errors import SimError
 from sim.model.events import Accepted, payload
-from sim.base.files import pid_alive, write_out
+from sim.base.files import PID_LIMIT, pid_alive, write_out
+from sim.base.limits import ascii_number
 from sim.properties.outcome import Outcome
 from sim.run import run_scenario
 from sim.scenario import load
@@ -368,15 +369,11 @@ def run_folder() -> Iterator[Path]:
         yield Path(folder)
 
 
-#: no process id reaches this (Linux's PID_MAX_LIMIT): a larger number in a folder's name is no
-#: pid of a run, and `os.kill` cannot take it
-PID_LIMIT = 2**22
-
-
 def run_folder_pid(word: str) -> bool:
     """Whether `word` (from a folder's name) is a process id a run's folder carries: ASCII
     digits (`isdigit` also takes `²`, which `int` refuses) below PID_LIMIT."""
-    return word.isascii() and word.isdigit() and int(word) < PID_LIMIT
+    number = ascii_number(word, len(str(PID_LIMIT)))
+    return number is not None and number < PID_LIMIT
 
 
 def clean_run_folders(root: Path | None = None) -> list[str]:

@@ -28,7 +28,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from sim.base.files import OutError, refuse_special, starts_with, temp_name, write_out
+from sim.base.files import OutError, refuse_special, temp_name, write_out, written_by_sim
 from sim.conform.schedule import HEADER, Schedule, ScheduleTextError
 
 #: the first bytes of every scenario file `sim conform` writes
@@ -63,7 +63,7 @@ def refuse_foreign(path: Path, mark: bytes, option: str = "--out") -> None:
         raise OutError(f"{option} {path}: cannot use it ({exc.strerror or exc})") from None
     if stat.S_ISLNK(mode):
         why = "a symlink is there"
-    elif not starts_with(path, mark):
+    elif not written_by_sim(path, mark):
         why = f"a file that does not begin with {mark.decode('utf-8', 'replace').strip()!r} is there"
     else:
         return
@@ -75,7 +75,7 @@ def write_owned(path: Path, data: str | bytes, mark: bytes) -> None:
     """Write `path` through the atomic writer, only where nothing is or over a file whose bytes
     begin with `mark` (checked again at the moment of writing)."""
     refuse_foreign(path, mark)
-    write_out(path, data)
+    write_out(path, data, head=mark)
 
 
 def spells_schedule(name: str) -> bool:
@@ -105,7 +105,7 @@ def foreign_record(path: Path) -> str | None:
                     return f"{_what(mode)} is at {path / run / name}"
                 if not name.endswith(KEPT):
                     return f"{path / run / name} is not one of the records it keeps"
-            if names and not starts_with(path / run / PLAN, PLAN_MARK):
+            if names and not written_by_sim(path / run / PLAN, PLAN_MARK):
                 return f"{path / run} has no {PLAN} of a run of sim conform's"
     except FileNotFoundError:
         return None

@@ -21,7 +21,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from sim.base.files import starts_with
+from sim.base.files import written_by_sim
 from sim.properties.outcome import Outcome
 from sim import properties
 from sim.render.grid import Grid
@@ -101,7 +101,7 @@ HEAD = '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<meta
 def is_page_of(path: Path, mark: str) -> bool:
     """Whether `path` is a run page (a regular file, never followed if a symlink) whose
     description starts with `mark` (as `sim check` marks its counterexamples)."""
-    return path.suffix == ".html" and starts_with(path, (HEAD + html.escape(mark)).encode("utf-8"))
+    return path.suffix == ".html" and written_by_sim(path, (HEAD + html.escape(mark)).encode("utf-8"))
 
 
 _CSS = """

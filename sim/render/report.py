@@ -14,12 +14,12 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sim.base.files import OutError, atomic_write_many
+from sim.base.files import Head, OutError, atomic_write_many
 from sim.properties.outcome import FIELDS as OUTCOME_FIELDS
 from sim.render.explainer import render_explainer
 from sim.render.grid import Grid
@@ -379,10 +379,11 @@ def report_names() -> list[str]:
     return [w.filename for w in WRITERS]
 
 
-def write_reports(texts: dict[str, str], out: Path) -> list[Path]:
-    """Write rendered reports into `out` (already prepared): all staged, then renamed in a row."""
+def write_reports(texts: dict[str, str], out: Path, heads: Mapping[str, Head] | None = None) -> list[Path]:
+    """Write rendered reports into `out` (already prepared): all staged, then renamed in a row;
+    a report named in `heads` only over a file that starts with its head (one sim wrote)."""
     try:
-        atomic_write_many(out, texts)
+        atomic_write_many(out, texts, heads)
     except OSError as exc:
         raise OutError(f"--out {out}: cannot write the reports ({exc.strerror or exc})") from None
     return [out / name for name in texts]

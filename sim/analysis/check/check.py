@@ -30,7 +30,7 @@ from sim import properties
 from sim.base.errors import SimError, SwitchError
 from sim.model.faults import FAULT_SETS, Fault, selected
 from sim.model.faults import describe as describe_list
-from sim.base.files import starts_with
+from sim.base.files import written_by_sim
 from sim.base.limits import MAX_CHECK_FAULTS
 from sim.run import counterexample
 from sim.model.schedule import Schedule, workflow_setting
@@ -571,7 +571,7 @@ def counterexample_text(result: Result, example: Counterexample, bound: CheckBou
 def is_counterexample_file(path: Path) -> bool:
     """Whether `path` is a counterexample file `sim check` wrote (a regular file, never
     followed if a symlink, whose first line is the description this module writes)."""
-    return path.suffix == ".toml" and starts_with(path, ('description = "' + COUNTEREXAMPLE_MARK).encode("utf-8"))
+    return path.suffix == ".toml" and written_by_sim(path, ('description = "' + COUNTEREXAMPLE_MARK).encode("utf-8"))
 
 
 __all__ = [

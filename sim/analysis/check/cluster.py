@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from sim.base.errors import SimError
-from sim.base.limits import MAX_WORKERS
+from sim.base.limits import MAX_WORKERS, ascii_number
 
 #: how long to wait for a remote scheduler to answer, in seconds
 CONNECT_TIMEOUT = 10
@@ -42,9 +42,8 @@ def parse_address(value: str) -> tuple[str, int | None]:
     host name, PORT 1-65535; anything else is a one-line `ClusterError` before any work."""
     local = re.fullmatch(r"local:([0-9]+)", value)
     if local:
-        digits = local.group(1)
-        workers = int(digits) if len(digits) <= 6 else MAX_WORKERS + 1  # no int() of 5,000 digits
-        if not 1 <= workers <= MAX_WORKERS:
+        workers = ascii_number(local.group(1), 6)
+        if workers is None or not 1 <= workers <= MAX_WORKERS:
             raise ClusterError(f"--scheduler {value[:80]}: the worker count must be between 1 and {MAX_WORKERS}")
         return "local", workers
     expected = "expected HOST:PORT, tcp://HOST:PORT ([IPv6]:PORT for an IPv6 address) or local:N"
