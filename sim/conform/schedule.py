@@ -45,7 +45,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from sim.base.errors import SimError
-from sim.base.limits import quote
+from sim.base.limits import ascii_number, quote
 from sim.model.events import Computed, Event, payload, write
 from sim.run import run_scenario
 from sim.scenario import Scenario, parse
@@ -122,11 +122,10 @@ class Schedule:
         for part in name.removesuffix("-keyless").split("+"):
             change = part.endswith("-changed")
             words = part.removesuffix("-changed").split("-", 2)
-            number = words[1][1:] if len(words) == 3 else ""
-            if (len(words) != 3 or words[0] not in ACTIONS or not words[1].startswith("w")
-                    or not (number.isascii() and number.isdigit())):  # fmt: skip
+            number = ascii_number(words[1][1:], 6) if len(words) == 3 else None  # not 5,000 digits
+            if len(words) != 3 or words[0] not in ACTIONS or not words[1].startswith("w") or number is None:
                 raise ScheduleTextError(f"not a schedule name: {quote(name)} (at {quote(part)})")
-            hits.append(Hit(int(number), point_of(words[2]), words[0], change or words[0] == "change"))
+            hits.append(Hit(number, point_of(words[2]), words[0], change or words[0] == "change"))
         schedule = cls(tuple(hits), keyed)
         why = schedule.invalid()
         if why:
