@@ -6,6 +6,7 @@
     .venv/bin/python benchmarks/bench_check.py share      # what the rows of -p each could share
     .venv/bin/python benchmarks/bench_check.py lockstep   # the rows sharing exactly, tried
     .venv/bin/python benchmarks/bench_check.py instructions [--against REV]   # counted, not timed
+    .venv/bin/python benchmarks/bench_check.py compiled   # the compiled modules against SIM_COMPILED=0
 
 `search` (default K = 3, T = 8, all-on, per-step; `--faults`, `--horizon` change it): the
 schedule enumerator (`sim.analysis.check.enumerator`, the reference) and the search, each in a fresh process
@@ -23,7 +24,9 @@ above (wall, and the CPU of its processes per transition), `sim check -k 4 -t 10
 five) against its reference, measured in the same run: the wall of `python3 -c pass` (median
 of five) plus the SimPy-free reference loop of `benchmarks/bench_sweep.py` (the engine's step
 functions in a plain loop over the sweep's 1,008 runs, checked first to log the engine's
-events). About 20 minutes on two cores.
+events; interpreted, `SIM_COMPILED=0`, in its own process: the reference is plain Python,
+whatever this install compiled). About 15 minutes on two cores; the first line says whether
+the checker's modules ran compiled (docs/compiled.md).
 
 `share` (default K = 2, T = 10; `--faults`, `--horizon` change it): how much work the 14 rows
 of `-p each` (7 protection settings, 2 checkpoint modes) could share, an upper bound
@@ -59,6 +62,12 @@ Reports instructions per transition, per reference tick, and their ratio (what a
 costs in bare engine ticks). With `--against REV` the same search is counted in a checkout of
 that commit too (a temporary `git worktree`, removed after): the change in per cent, and
 whether both searches found the same (a digest of the result). Needs valgrind on the PATH.
+
+`compiled` (default K = 3, T = 8, `--repeat 3`): the compiled modules (docs/compiled.md) against
+the same code interpreted (`SIM_COMPILED=0`), taking turns: `sim check -k K -t T -p all-on --set
+checkpoints=per-step -j 1 --json` (CPU of the command, and whether the two JSON documents are
+the same bytes) and `sim sweep` (wall). Reports each run, the best of each and their ratio.
+Needs an install that compiled them (`sim --version` says "compiled").
 
 `dask`: the same check (K = 2, T = 8, `-p each`, `--split 4`) on a `LocalCluster` of 1 and of
 2 worker processes (the speed-up), and the overhead of one unit of work: 200 units that do
@@ -170,10 +179,52 @@ def sweep_against_reference(repeat: int = 5) -> tuple[float, float, float]:
     sys.path.insert(0, str(ROOT / "benchmarks"))
     import bench_sweep
 
-    loop = bench_sweep.reference_loop()
     bare = bench_sweep.wall(lambda: subprocess.run([sys.executable, "-c", "pass"], check=True), repeat)
     sweep, _, _ = bench_sweep.command(["sweep"], repeat)
-    return sweep, bare, bench_sweep.wall(loop, repeat)
+    # the reference loop is plain Python: interpreted, whether or not this install compiled the
+    # engine's modules (docs/compiled.md), in a fresh process
+    code = (f"import sys; sys.path.insert(0, {str(ROOT / 'benchmarks')!r}); import bench_sweep; "
+            f"print(bench_sweep.wall(bench_sweep.reference_loop(), {repeat}))")  # fmt: skip
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT,
+                          env={**os.environ, "SIM_COMPILED": "0"})  # fmt: skip
+    return sweep, bare, float(done.stdout)
+
+
+def timed(args: list[str], interpreted: bool) -> tuple[float, float, bytes]:
+    """`python -m sim ARGS` in a fresh process, compiled or not: wall and CPU seconds, stdout."""
+    env = {**os.environ, "SIM_COMPILED": "0" if interpreted else "1"}
+    with tempfile.TemporaryDirectory() as where:
+        started = time.perf_counter()
+        proc = subprocess.Popen([sys.executable, "-m", "sim", *args], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                cwd=where, env=env)  # fmt: skip
+        out = proc.stdout.read() if proc.stdout else b""
+        _, status, usage = os.wait4(proc.pid, 0)
+        if status != 0 and not (args[0] == "check" and os.waitstatus_to_exitcode(status) == 1):
+            raise SystemExit(f"sim {' '.join(args)} failed ({status})")
+        return time.perf_counter() - started, usage.ru_utime + usage.ru_stime, out
+
+
+def compiled_against_interpreted(k: int, t: int, repeat: int) -> None:
+    """`compiled` (see the module docstring)."""
+    from sim.base.compiled import mode
+
+    if mode() != "compiled":
+        raise SystemExit(f"this install runs {mode()}: nothing compiled to compare")
+    check = ["check", "-k", str(k), "-t", str(t), "-p", "all-on", "--set", "checkpoints=per-step", "-j", "1", "--json"]
+    runs: dict[str, dict[bool, list[float]]] = {"check": {False: [], True: []}, "sweep": {False: [], True: []}}
+    outputs: dict[bool, bytes] = {}
+    for i in range(repeat):
+        for interpreted in ((False, True) if i % 2 == 0 else (True, False)):
+            _, cpu, outputs[interpreted] = timed(check, interpreted)
+            wall, _, _ = timed(["sweep", "--out", "r"], interpreted)
+            runs["check"][interpreted].append(cpu)
+            runs["sweep"][interpreted].append(wall)
+            print(f"  {'interpreted' if interpreted else 'compiled':<11}  check K={k} T={t}: {cpu:.2f} s CPU  "
+                  f"sweep: {wall:.2f} s wall  ({load()})", flush=True)  # fmt: skip
+    for what, unit in (("check", "s CPU"), ("sweep", "s wall")):
+        fast, slow = min(runs[what][False]), min(runs[what][True])
+        print(f"{what}: compiled {fast:.2f} {unit}, interpreted {slow:.2f} {unit} (best of {repeat}): x{slow / fast:.2f}")
+    print(f"the same JSON from both: {outputs[False] == outputs[True]}")
 
 
 def verdict(met: bool) -> str:
@@ -182,7 +233,10 @@ def verdict(met: bool) -> str:
 
 def targets() -> None:
     """Issue 27's three targets, each measured here and judged (see the module docstring)."""
-    print(f"issue 27's targets, python {sys.version.split()[0]}, {os.cpu_count()} cores  ({load()})", flush=True)
+    from sim.base.compiled import mode
+
+    print(f"issue 27's targets, python {sys.version.split()[0]}, {os.cpu_count()} cores, sim {mode()}  ({load()})",
+          flush=True)  # fmt: skip
     big = cli_check(["-k", "3", "-t", "12", "-p", "each", "-j", "2"])
     per = big["cpu"] / big["transitions"] * 1e6
     print(f"1. sim check -k 3 -t 12 -p each -j 2: {big['seconds'] / 60:.1f} min wall (target < 3 min: "
@@ -627,11 +681,13 @@ def instructions(k: int, t: int, against: str | None) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("what", nargs="?", default="search", choices=["search", "big", "dask", "targets", "share", "lockstep", "instructions"])
+    parser.add_argument("what", nargs="?", default="search", choices=["search", "big", "dask", "targets", "share", "lockstep", "instructions",
+                                                                     "compiled"])
     parser.add_argument("--faults", type=int, help="K (search: 3, share, lockstep and instructions: 2)")
     parser.add_argument("--horizon", type=int, help="T (search: 8, share: 10, lockstep and instructions: 8)")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--against", metavar="REV", help="instructions: count the search of this commit too")
+    parser.add_argument("--repeat", type=int, default=3, help="compiled: runs of each mode")
     args = parser.parse_args()
     if args.what == "search":
         search_vs_enumerator(args.faults or 3, args.horizon or 8)
@@ -645,6 +701,8 @@ def main() -> None:
         lockstep(2 if args.faults is None else args.faults, args.horizon or 8)
     elif args.what == "instructions":
         instructions(2 if args.faults is None else args.faults, args.horizon or 8, args.against)
+    elif args.what == "compiled":
+        compiled_against_interpreted(3 if args.faults is None else args.faults, args.horizon or 8, args.repeat)
     else:
         dask()
 

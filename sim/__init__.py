@@ -16,6 +16,10 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING
 
+from sim.base import compiled as _compiled
+
+_compiled.install()  # the compiled modules only while they are the sources' (docs/compiled.md)
+
 if TYPE_CHECKING:  # what the names below are, for the type checker
     from sim.model import faults
     from sim.properties.outcome import Outcome

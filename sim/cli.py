@@ -71,7 +71,9 @@ def _version() -> str:
 
 def _print_version(ctx: click.Context, param: click.Parameter, value: bool) -> None:
     if value and not ctx.resilient_parsing:
-        click.echo(f"sim {_version()}")
+        from sim.base.compiled import mode
+
+        click.echo(f"sim {_version()}, {mode()}")  # compiled, or interpreted (why): docs/compiled.md
         ctx.exit(0)
 
 

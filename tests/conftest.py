@@ -85,6 +85,23 @@ def procs() -> Iterator[list[subprocess.Popen[bytes]]]:
 BACKSTOP = 300.0
 
 
+def interpreted(request: pytest.FixtureRequest) -> bool:
+    """For a test that hands the engine a record of its own making (a `State` with a field
+    more): True where this process runs interpreted, so the test goes on here; where it runs
+    the compiled modules (docs/compiled.md), which read a `State`'s fields by the positions they
+    were compiled for, the test is run again in a process with `SIM_COMPILED=0`, must pass
+    there, and this returns False."""
+    from sim.base.compiled import mode
+
+    if mode() != "compiled":
+        return True
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-n", "0", "-p", "no:cacheprovider", request.node.nodeid],
+                          capture_output=True, text=True, cwd=request.config.rootpath,
+                          env={**os.environ, "SIM_COMPILED": "0"}, check=False)  # fmt: skip
+    assert done.returncode == 0, done.stdout[-3000:]
+    return False
+
+
 def until(done: Callable[[], bool]) -> bool:
     """Poll `done` until it is true, or until the backstop (`BACKSTOP`) has passed; its last value."""
     deadline = time.monotonic() + BACKSTOP

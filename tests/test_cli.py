@@ -164,8 +164,10 @@ def test_an_out_folder_that_looks_like_an_option_is_refused(command: list[str],
 def test_version_prints_the_installed_version(capsys: pytest.CaptureFixture[str]) -> None:
     from importlib.metadata import version
 
+    from sim.base.compiled import mode
+
     code, out, _ = run_cli(capsys, "--version")
-    assert code == 0 and out == f"sim {version('sim')}\n"
+    assert code == 0 and out == f"sim {version('sim')}, {mode()}\n"
 
 
 def test_a_bare_sim_prints_its_help_not_an_error(capsys: pytest.CaptureFixture[str]) -> None:

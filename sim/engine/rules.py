@@ -57,8 +57,6 @@ from sim.engine.state import (
     Setup,
     State,
     Status,
-    WorkingAttempt,
-    WorkingState,
     find_candidate,
 )
 from sim.model.faults import (
@@ -78,6 +76,7 @@ from sim.model.faults import (
     Wrong,
 )
 from sim.model.switches import Key, Rule
+from sim.engine.working import WorkingAttemptState, WorkingState
 from sim.engine.trace import Event, Kind, quoted
 
 _new = tuple.__new__
@@ -116,7 +115,7 @@ class Draft(WorkingState):
     __slots__ = ("events", "faults")
 
     def __init__(self, s: State, faults: Faults) -> None:
-        _thaw(self, s)
+        WorkingState.__init__(self, s)
         self.events: list[Event] = []
         self.faults = faults
 
@@ -136,12 +135,10 @@ class Draft(WorkingState):
         return self.versions[self.version]
 
 
-_thaw = WorkingState.__init__
 
-
-class Worker(WorkingAttempt):
-    """One step's working copy of an attempt (`WorkingAttempt`, derived from the declaration
-    of `AttemptState`)."""
+class Worker(WorkingAttemptState):
+    """One step's working copy of an attempt (`WorkingAttemptState`, derived from the
+    declaration of `AttemptState`)."""
 
     __slots__ = ()
 

@@ -38,8 +38,9 @@ A field is declared once, in its record's class: its type, what the canonical fo
 it (`Annotated[type, Keep]`, `sim.engine.keep`; a record with a field that declares none is
 refused at import) and, for `State`, its value at t0 as its default (a constant, or
 `initially(f)`, f of the run's `Setup`). Everything else is derived from the fields:
-`initial_state` (`initial`), the rules' working copies (`working_copy`: `WorkingState`,
-`WorkingAttempt`, which `rules.Draft` and `rules.Worker` extend) and the canonical form
+`initial_state` (`initial`), the rules' working copies (`working_source` writes them out as
+`sim.engine.working`'s `WorkingState` and `WorkingAttemptState`, which `rules.Draft` and
+`rules.Worker` extend) and the canonical form
 (`sim.analysis.check.canon`). An attempt's values at admission are the admission rule's
 (`rules.admit`, by name); an `AttemptState` field with a default needs nothing there.
 """
@@ -49,8 +50,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
-from typing import TYPE_CHECKING, Annotated, Any, NamedTuple, TypeVar
+from typing import Annotated, Any, NamedTuple, TypeVar
 
+from sim.engine import records
 from sim.engine.keep import KEPT, NESTED, AsContent, Before, Dropped, Fixed, Form, IsSet, Relative, While, declared
 from sim.engine.records import (
     Acceptance,
@@ -392,31 +394,63 @@ def initial(cls: type[Record], setup: Setup) -> Record:
     return tuple.__new__(cls, [v.of(setup) if isinstance(v, Initially) else v for v in values])
 
 
-def working_copy(cls: type) -> type:
-    """The rules' working copy of a record type: a slotted class with one attribute per field,
-    built from a record (`Copy(record)`), changed in place and made a record again by
-    `freeze()`. Compiled from the fields, so that it costs what a hand-written one would."""
-    fields = "".join(f"self.{name}, " for name in cls._fields)  # type: ignore[attr-defined]
-    source = f"def __init__(self, r):\n    ({fields}) = r\ndef freeze(self):\n    return _new(cls, ({fields}))\n"
-    namespace: dict[str, Any] = {"_new": tuple.__new__, "cls": cls}
-    exec(compile(source, f"<working copy of {cls.__name__}>", "exec"), namespace)  # noqa: S102 (our own source)
-    methods = {"__init__": namespace["__init__"], "freeze": namespace["freeze"]}
-    return type(f"Working{cls.__name__}", (), {"__slots__": cls._fields, "__module__": __name__, **methods})  # type: ignore[attr-defined]
+def working_class_source(cls: type) -> str:
+    """The source of the rules' working copy of a record type: a class with one typed
+    attribute per field, built from a record (`WorkingX(record)`), changed in place and made
+    a record again by `freeze()`. Written out (`working_source`) rather than made at import,
+    so that mypyc can compile it and the rules that extend it (docs/compiled.md)."""
+    import textwrap  # only when the working copies are written out
+
+    names = cls._fields  # type: ignore[attr-defined]
+    hints = cls.__annotations__
+
+    def listed(items: list[str], indent: str) -> str:
+        return "\n".join(textwrap.wrap(", ".join(items) + ",", 110, initial_indent=indent, subsequent_indent=indent))
+
+    fields = listed([f"self.{name}" for name in names], " " * 12)
+    lines = [f"class Working{cls.__name__}:", f'    """The working copy of `{cls.__name__}` (generated)."""', "",
+             f"    __slots__ = (\n{listed([repr(name) for name in names], ' ' * 8)}\n    )", ""]  # fmt: skip
+    lines += [f"    {name}: {attribute_type(hints[name])}" for name in names]
+    lines += ["", f"    def __init__(self, r: {cls.__name__}) -> None:", f"        (\n{fields}\n        ) = r", "",
+              f"    def freeze(self) -> {cls.__name__}:", f"        return _new({cls.__name__}, (\n{fields}\n        ))"]  # fmt: skip
+    return "\n".join(lines) + "\n"
 
 
-if TYPE_CHECKING:  # mypy reads a working copy's fields as the record's (sim.engine.rules writes them)
+def attribute_type(annotation: Any, names: set[str] | None = None) -> str:
+    """A field's type as source, its declaration (`Annotated[type, declaration]`) left out;
+    the names it uses are added to `names`."""
+    import ast  # only when the working copies are written out
 
-    class WorkingState(State):
-        def __init__(self, r: State) -> None: ...
-        def freeze(self) -> State: ...
+    source = getattr(annotation, "__forward_arg__", annotation)  # a NamedTuple keeps it as a ForwardRef
+    tree = ast.parse(source if isinstance(source, str) else "Any", mode="eval").body
+    if isinstance(tree, ast.Subscript) and isinstance(tree.value, ast.Name) and tree.value.id == "Annotated":
+        tree = tree.slice.elts[0] if isinstance(tree.slice, ast.Tuple) else tree.slice
+    if names is not None:
+        names.update(node.id for node in ast.walk(tree) if isinstance(node, ast.Name))
+    return ast.unparse(tree)
 
-    class WorkingAttempt(AttemptState):
-        def __init__(self, r: AttemptState) -> None: ...
-        def freeze(self) -> AttemptState: ...
 
-else:
-    WorkingState = working_copy(State)
-    WorkingAttempt = working_copy(AttemptState)
+def working_source() -> str:
+    """The module `sim/engine/working.py`, derived from the fields of `State` and `AttemptState`
+    (`tests/test_compiled.py` fails while the file differs from it)."""
+    used = {"State", "AttemptState"}
+    for cls in (State, AttemptState):
+        for annotation in cls.__annotations__.values():
+            attribute_type(annotation, used)
+    by_module: dict[str, list[str]] = {}
+    for name in sorted(used - {"int", "str", "bool", "float", "tuple", "None"}):
+        home = getattr(globals()[name], "__module__", "")  # a type alias has none of its own
+        if not home.startswith("sim."):
+            home = "sim.engine.records" if name in vars(records) else "sim.engine.state"
+        by_module.setdefault(home, []).append(name)
+    imports = "".join(f"from {home} import {', '.join(names)}\n" for home, names in sorted(by_module.items()))
+    head = (
+        '"""The rules\' working copies of `State` and `AttemptState` (`rules.Draft`, `rules.Worker`).\n\n'
+        "Generated from the fields of `sim.engine.state` by `python -m sim.engine.state`: do not edit;\n"
+        '`tests/test_compiled.py` fails while it differs from what that writes."""\n\n'
+        f"from __future__ import annotations\n\n{imports}\n_new = tuple.__new__\n"
+    )
+    return head + "".join(f"\n\n{working_class_source(cls)}" for cls in (State, AttemptState))
 
 
 def input_ticks(schedule: Schedule) -> list[int]:
@@ -492,3 +526,9 @@ def find_candidate(candidates: tuple[Candidate, ...], digest: str) -> Candidate:
         if c.digest == digest:
             return c
     raise KeyError(digest)
+
+
+if __name__ == "__main__":  # write the working copies out again (`working_source`)
+    from pathlib import Path
+
+    Path(__file__).with_name("working.py").write_text(working_source())

@@ -44,6 +44,8 @@ from dataclasses import dataclass, field
 from hashlib import blake2b
 from typing import Any
 
+from mypy_extensions import mypyc_attr
+
 from sim.base import memory
 from sim import properties
 from sim.analysis.check import canon
@@ -120,6 +122,7 @@ class Node:
     rank: Keys
 
 
+@mypyc_attr(native_class=False)  # compiled natively, a frozen dataclass would not unpickle in a worker
 @dataclass(frozen=True, slots=True)
 class Space:
     """What the search walks: the switches, the bound and the setting's constants."""
@@ -215,6 +218,7 @@ class TransitionLimit(Exception):
         self.found = found
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # tests and benchmarks extend it (docs/compiled.md)
 class Search:
     """One search over a space, level by level (see the module docstring)."""
 
@@ -340,9 +344,14 @@ class Search:
         rank = tuple(sorted(node.rank + keys(faults))) if faults else node.rank
         self.merge(following, Node(state, used, pending, memos, broken, idle, node.count, path, rank))
 
+    def key(self, node: Node) -> NodeKey:
+        """The node's key in its level (`node_key`): where a test swaps in an unsound form to
+        see the differential test catch it (tests/test_differential.py)."""
+        return node_key(node, self.space.merge)
+
     def merge(self, following: dict[NodeKey, Node], arrived: Node) -> None:
         """Add a node to the next level, merging it with an equal one already there."""
-        known = following.setdefault(node_key(arrived, self.space.merge), arrived)  # the key hashed once
+        known = following.setdefault(self.key(arrived), arrived)  # the key hashed once
         if known is arrived:
             return
         known.count += arrived.count

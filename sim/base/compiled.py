@@ -1,0 +1,103 @@
+"""Which modules of `sim` are compiled with mypyc, and whether this process uses them
+(docs/compiled.md).
+
+Where a C compiler is at hand, installing `sim` compiles the modules of `MODULES` (the
+engine's rules, their working copies, the canonical form and the search) from the very
+files that run interpreted elsewhere: `setup.py` reads this module's declarations, builds
+them as one shared library (`GROUP`) and writes a stamp beside it (`STAMP`): a digest of every
+module of `sim` as it was compiled. There is one source; compiling changes no output.
+
+A compiled module is used only while it is the compilation of the sources beside it: the
+finder that `sim/__init__.py` puts first on `sys.meta_path` (`Finder`) imports the
+interpreted module instead of its compiled one when the stamp is missing or differs from the
+sources now (an edit since the build: compiled code reads a record's fields by positions
+fixed at build time, so a stale build must never run), when a compiled file is missing, or
+when the environment sets `SIM_COMPILED=0`. The choice is made once per process, for all the
+modules together, and `sim --version` says which it is (`mode`).
+
+This module imports nothing of `sim` (`setup.py` runs it before `sim` is installed).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Sequence
+from hashlib import blake2b
+from importlib.abc import MetaPathFinder
+from importlib.machinery import EXTENSION_SUFFIXES, ModuleSpec
+from importlib.util import spec_from_file_location
+from pathlib import Path
+from types import ModuleType
+
+#: the modules compiled, as paths from the repository's root (each type-checks under
+#: `mypy --strict`, and every class in them may be extended by interpreted code only where
+#: it says so: `mypyc_attr(allow_interpreted_subclasses=True)`)
+MODULES = (
+    "sim/engine/working.py",
+    "sim/engine/rules.py",
+    "sim/engine/keep.py",
+    "sim/analysis/check/canon.py",
+    "sim/analysis/check/search.py",
+)
+#: the compiled modules' shared library, a module of the package `sim`
+GROUP = "sim.native"
+#: the build's stamp, beside `sim/__init__.py`: `digest` of the sources it compiled
+STAMP = "native.stamp"
+#: `SIM_COMPILED=0` in the environment: run interpreted though a fresh build is there
+SWITCH = "SIM_COMPILED"
+
+#: the compiled modules by name (`sim.engine.rules`)
+NAMES = frozenset(path[: -len(".py")].replace("/", ".") for path in MODULES)
+
+_decided: str | None = None
+
+
+def digest(package: Path) -> str:
+    """A digest of every module of the package (its `.py` files, by path and content): the
+    compiled code depends on the layout of records defined outside `MODULES` too."""
+    h = blake2b(digest_size=16)
+    for path in sorted(package.rglob("*.py")):
+        h.update(path.relative_to(package).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    return h.hexdigest()
+
+
+def decide(package: Path, environ: dict[str, str] | os._Environ[str] = os.environ) -> str:
+    """"compiled", or why this process runs interpreted (a phrase)."""
+    if environ.get(SWITCH) == "0":
+        return f"interpreted ({SWITCH}=0)"
+    stamp = package / STAMP
+    if not stamp.is_file():
+        return "interpreted (no compiled build)"
+    suffix = EXTENSION_SUFFIXES[0]
+    names = [*MODULES, GROUP.replace(".", "/") + "__mypyc.py"]  # mypyc's name for the shared library
+    leaves = [package.parent / (path[: -len(".py")] + suffix) for path in names]
+    if any(not leaf.is_file() for leaf in leaves):
+        return "interpreted (the compiled build is incomplete or for another Python)"
+    if stamp.read_text().strip() != digest(package):
+        return "interpreted (the sources changed since the compiled build: install again to compile them)"
+    return "compiled"
+
+
+def mode() -> str:
+    """How this process runs `MODULES`: "compiled", or "interpreted (why)"."""
+    global _decided
+    if _decided is None:
+        _decided = decide(Path(__file__).resolve().parent.parent)
+    return _decided
+
+
+class Finder(MetaPathFinder):
+    """Imports each module of `NAMES` from its source unless `mode()` is "compiled" (then the
+    ordinary finders find the compiled file first, as they always do)."""
+
+    def find_spec(self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None) -> ModuleSpec | None:
+        if fullname not in NAMES or mode() == "compiled" or not path:
+            return None
+        return spec_from_file_location(fullname, os.path.join(path[0], fullname.rpartition(".")[2] + ".py"))
+
+
+def install() -> None:
+    """Put the finder first on `sys.meta_path` (once)."""
+    if not any(isinstance(f, Finder) for f in sys.meta_path):
+        sys.meta_path.insert(0, Finder())

@@ -1,0 +1,195 @@
+"""The compiled modules (docs/compiled.md): one source, the same output, never a stale build.
+
+- `sim/engine/working.py` is what `sim.engine.state.working_source` writes from the fields.
+- Where this install compiled them (`sim --version` says "compiled"), the compiled and the
+  interpreted modules give the same bytes: `sim sweep`'s reports, `sim check --json` and the
+  search on settings drawn at random (each mode in its own process: `SIM_COMPILED=0`).
+  CI sets `SIM_REQUIRE_COMPILED=1`, so that a build that did not happen fails here rather
+  than skipping.
+- A build is used only while it is the sources': a stamp that differs from the sources, a
+  missing compiled file or `SIM_COMPILED=0` runs the interpreted modules (`decide`), in a real
+  process too.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from importlib.machinery import EXTENSION_SUFFIXES
+from pathlib import Path
+
+import pytest
+
+from sim.base import compiled
+from sim.base.compiled import GROUP, MODULES, NAMES, STAMP, Finder, decide, digest
+from sim.engine.state import AttemptState, State, working_class_source, working_source
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = ROOT / "sim"
+BUILT = compiled.mode() == "compiled"
+needs_build = pytest.mark.skipif(
+    not BUILT and os.environ.get("SIM_REQUIRE_COMPILED") != "1",
+    reason=f"this install runs {compiled.mode()}",
+)
+
+
+# -- the working copies are derived from the fields ------------------------------------------------
+def test_the_working_copies_are_what_the_fields_say() -> None:
+    assert (PACKAGE / "engine" / "working.py").read_text() == working_source(), (
+        "sim/engine/working.py is stale: run `python -m sim.engine.state` to write it again"
+    )
+
+
+def test_the_working_copy_follows_a_field_added_to_the_declaration() -> None:
+    """The check above can fail: a field added to `State` changes the source it compares with."""
+    source = working_class_source(State)
+    assert "    tick: int\n" in source and "self.stale_applied, self.tick," in source
+    assert "    results: tuple[Part | None, ...]\n" in working_class_source(AttemptState)  # the declaration left out
+
+    namespace: dict[str, object] = {}
+    exec(compile("from typing import Annotated, NamedTuple\n"  # noqa: S102 (a record of our own)
+                 "class Grown(NamedTuple):\n    backlog: Annotated[int, 'kept']\n    tick: int = 0\n",
+                 "<grown>", "exec"), namespace)  # fmt: skip
+    grown = working_class_source(namespace["Grown"])  # type: ignore[arg-type]
+    assert "    backlog: int\n" in grown and "(\n            self.backlog, self.tick,\n        ) = r" in grown
+    run: dict[str, object] = {"_new": tuple.__new__, "Grown": namespace["Grown"]}
+    exec(compile("from __future__ import annotations\n" + grown, "<working Grown>", "exec"), run)  # noqa: S102
+    copy = run["WorkingGrown"](namespace["Grown"](3, 7))  # type: ignore[operator]
+    copy.backlog += 1
+    assert copy.freeze() == (4, 7) and type(copy.freeze()) is namespace["Grown"]
+
+
+# -- a build is used only while it is the sources' ------------------------------------------------
+def fake_build(tmp_path: Path) -> Path:
+    """A package with the compiled modules' sources, a file where each compiled one goes (its
+    content is never read by `decide`) and the stamp of the sources."""
+    package = tmp_path / "sim"
+    for path in MODULES:
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text(f"# {path}\n")
+    for name in (*MODULES, GROUP.replace(".", "/") + "__mypyc.py"):
+        (tmp_path / (name[: -len(".py")] + EXTENSION_SUFFIXES[0])).write_bytes(b"")
+    (package / STAMP).write_text(digest(package) + "\n")
+    return package
+
+
+def test_a_build_is_used_only_while_it_is_the_sources(tmp_path: Path) -> None:
+    package = fake_build(tmp_path)
+    assert decide(package, {}) == "compiled"
+    assert decide(package, {"SIM_COMPILED": "0"}) == "interpreted (SIM_COMPILED=0)"
+    rules = tmp_path / "sim" / "engine" / "rules.py"
+    rules.write_text(rules.read_text() + "# an edit\n")
+    assert decide(package, {}).startswith("interpreted (the sources changed since the compiled build")
+    (package / STAMP).write_text(digest(package) + "\n")
+    assert decide(package, {}) == "compiled"
+    (package / "cli.py").write_text("# a module no compiled one imports\n")  # any module of sim counts
+    assert decide(package, {}).startswith("interpreted (the sources changed")
+    (package / STAMP).write_text(digest(package) + "\n")
+    (tmp_path / ("sim/engine/keep" + EXTENSION_SUFFIXES[0])).unlink()
+    assert decide(package, {}).startswith("interpreted (the compiled build is incomplete")
+    (package / STAMP).unlink()
+    assert decide(package, {}) == "interpreted (no compiled build)"
+
+
+def test_the_finder_imports_the_source_unless_compiled(monkeypatch: pytest.MonkeyPatch) -> None:
+    where = [str(PACKAGE / "engine")]
+    monkeypatch.setattr(compiled, "_decided", "interpreted (no compiled build)")
+    spec = Finder().find_spec("sim.engine.rules", where)
+    assert spec is not None and spec.origin == str(PACKAGE / "engine" / "rules.py")
+    assert Finder().find_spec("sim.engine.state", where) is None  # not a compiled module: the usual finders
+    monkeypatch.setattr(compiled, "_decided", "compiled")
+    assert Finder().find_spec("sim.engine.rules", where) is None  # the usual finders: the compiled file first
+    assert NAMES == {"sim.engine.working", "sim.engine.rules", "sim.engine.keep", "sim.analysis.check.canon",
+                     "sim.analysis.check.search"}  # fmt: skip
+
+
+def mode_of(package_parent: Path, env: dict[str, str] | None = None) -> list[str]:
+    """What a fresh process importing `sim` from `package_parent` runs: its mode and where
+    each compiled module came from."""
+    code = ("import sim.analysis.check.search, sim.engine.rules, sim.engine.keep\n"
+            "from sim.base.compiled import NAMES, mode\nimport sys\n"
+            "print(mode())\nfor name in sorted(NAMES): print(sys.modules[name].__file__)")  # fmt: skip
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                          env={**os.environ, **(env or {}), "PYTHONPATH": str(package_parent)}, cwd=package_parent)  # fmt: skip
+    return done.stdout.splitlines()
+
+
+@needs_build
+def test_a_stale_copy_of_the_build_runs_interpreted_in_a_real_process(tmp_path: Path) -> None:
+    shutil.copytree(PACKAGE, tmp_path / "sim", ignore=shutil.ignore_patterns("__pycache__"))
+    fresh = mode_of(tmp_path)
+    assert fresh[0] == "compiled" and all(f.endswith(EXTENSION_SUFFIXES[0]) for f in fresh[1:]), fresh
+    off = mode_of(tmp_path, {"SIM_COMPILED": "0"})
+    assert off[0] == "interpreted (SIM_COMPILED=0)" and all(f.endswith(".py") for f in off[1:]), off
+    state = tmp_path / "sim" / "engine" / "state.py"  # interpreted, but its layout is compiled in
+    state.write_text(state.read_text() + "\n# an edit after the build\n")
+    stale = mode_of(tmp_path)
+    assert stale[0].startswith("interpreted (the sources changed") and all(f.endswith(".py") for f in stale[1:])
+
+
+# -- the same bytes, compiled and interpreted -----------------------------------------------------------
+def sim(args: list[str], cwd: Path, interpreted: bool) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "SIM_COMPILED": "0" if interpreted else "1"}
+    return subprocess.run([sys.executable, "-m", "sim", *args], cwd=cwd, capture_output=True, text=True, env=env,
+                          check=False)  # fmt: skip
+
+
+@needs_build
+def test_compiled_and_interpreted_give_the_same_bytes(tmp_path: Path) -> None:
+    assert BUILT, f"SIM_REQUIRE_COMPILED=1, but this install runs {compiled.mode()}"
+    outputs = {}
+    for interpreted in (False, True):
+        where = tmp_path / ("interpreted" if interpreted else "compiled")
+        where.mkdir()
+        version = sim(["--version"], where, interpreted).stdout
+        assert version.endswith(", interpreted (SIM_COMPILED=0)\n" if interpreted else ", compiled\n"), version
+        swept = sim(["sweep", "--out", "reports"], where, interpreted)
+        checked = sim(["check", "-k", "2", "-t", "6", "-p", "each", "--faults", "all", "--json"], where, interpreted)
+        assert swept.returncode == 0 and checked.returncode in (0, 1), swept.stderr + checked.stderr
+        reports = {p.name: p.read_bytes() for p in sorted((where / "reports").iterdir()) if p.is_file()}
+        outputs[interpreted] = (swept.stdout, reports, checked.stdout)
+    assert outputs[False][1].keys() == outputs[True][1].keys() and len(outputs[False][1]) >= 5
+    for name in outputs[False][1]:
+        assert outputs[False][1][name] == outputs[True][1][name], name
+    assert outputs[False][0] == outputs[True][0] and outputs[False][2] == outputs[True][2]
+
+
+#: the search on settings drawn at random (tests/test_differential.py's `drawn`), in a fresh
+#: process: each setting's figures (schedules, violations, counterexamples, horizon hits)
+DRAWN = """
+import sys
+sys.path.insert(0, {tests!r})
+from random import Random
+import test_differential as d
+from sim.base.compiled import mode
+print(mode())
+for seed in range({count}):
+    rng = Random(seed)
+    values = {{}}
+    for switch, choices in sorted(d.PROTECTION_SWITCHES.items()):
+        if rng.random() < 0.5:
+            values[switch] = rng.choice(choices)
+    for knob, choices in sorted(d.KNOB_VALUES.items()):
+        if rng.random() < 0.25:
+            values[knob] = rng.choice(choices)
+    kinds = tuple(k for k in d.KIND_KEYS if rng.random() < 0.3)
+    setting = d.Setting(rng.choice([None, *d.PROFILES]), values, kinds, rng.randint(0, 2), rng.randint(1, 6))
+    print(setting.command(), d.figures(d.searched(setting, "canonical")))
+"""
+
+
+@needs_build
+def test_the_search_on_drawn_settings_is_the_same_compiled_and_interpreted() -> None:
+    code = DRAWN.format(tests=str(ROOT / "tests"), count=40)
+    said = {}
+    for interpreted in (False, True):
+        env = {**os.environ, "SIM_COMPILED": "0" if interpreted else "1"}
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=False)
+        assert done.returncode == 0, done.stderr[-2000:]
+        said[interpreted] = done.stdout.splitlines()
+    assert said[False][0] == "compiled" and said[True][0] == "interpreted (SIM_COMPILED=0)"
+    assert len(said[False]) == 41
+    for mine, theirs in zip(said[False][1:], said[True][1:], strict=True):
+        assert mine == theirs
