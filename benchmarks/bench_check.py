@@ -59,7 +59,8 @@ imports and the configuration), over its transitions; and the reference, the Sim
 of `benchmarks/bench_sweep.py` stepping the sweep's 1,008 runs (their worlds built first, and
 not counted), over the engine ticks it steps.
 Reports instructions per transition, per reference tick, and their ratio (what a transition
-costs in bare engine ticks). With `--against REV` the same search is counted in a checkout of
+costs in bare engine ticks), all interpreted (`SIM_COMPILED=0`); where this install compiled the
+checker's modules (docs/compiled.md), the same search compiled too. With `--against REV` the same search is counted in a checkout of
 that commit too (a temporary `git worktree`, removed after): the change in per cent, and
 whether both searches found the same (a digest of the result). Needs valgrind on the PATH.
 
@@ -626,10 +627,11 @@ def collected(text: str) -> int:
     raise SystemExit(f"no callgrind summary in valgrind's output: {text.strip()[-300:]!r}")
 
 
-def counted(code: str, tree: Path) -> tuple[int, str]:
+def counted(code: str, tree: Path, compiled: bool = False) -> tuple[int, str]:
     """Run `code` in a fresh interpreter on the checkout `tree` under callgrind: the
-    instructions it executed, and what it printed."""
-    env = {**os.environ, "PYTHONPATH": str(tree), "PYTHONHASHSEED": "0"}
+    instructions it executed, and what it printed. Interpreted (`SIM_COMPILED=0`) unless
+    `compiled` (docs/compiled.md)."""
+    env = {**os.environ, "PYTHONPATH": str(tree), "PYTHONHASHSEED": "0", "SIM_COMPILED": "1" if compiled else "0"}
     with tempfile.TemporaryDirectory() as scratch:
         done = subprocess.run(
             ["valgrind", "--tool=callgrind", f"--callgrind-out-file={scratch}/out", sys.executable, "-c", code],
@@ -640,10 +642,10 @@ def counted(code: str, tree: Path) -> tuple[int, str]:
     return collected(done.stderr), done.stdout.strip()
 
 
-def search_instructions(k: int, t: int, tree: Path) -> tuple[float, int, str]:
+def search_instructions(k: int, t: int, tree: Path, compiled: bool = False) -> tuple[float, int, str]:
     """Instructions per transition of the search in `tree`, its transitions, and its digest."""
-    whole, said = counted(COUNTED.format(k=k, t=t), tree)
-    before, _ = counted(COUNTED.format(k=-1, t=t), tree)
+    whole, said = counted(COUNTED.format(k=k, t=t), tree, compiled)
+    before, _ = counted(COUNTED.format(k=-1, t=t), tree, compiled)
     transitions, digest_ = said.split()
     return (whole - before) / int(transitions), int(transitions), digest_
 
@@ -660,12 +662,19 @@ def instructions(k: int, t: int, against: str | None) -> None:
     whole, _ = counted(REFERENCE.format(benchmarks=bench, stop=False, tally=False), ROOT)
     before, _ = counted(REFERENCE.format(benchmarks=bench, stop=True, tally=False), ROOT)
     tallied = subprocess.run([sys.executable, "-c", REFERENCE.format(benchmarks=bench, stop=False, tally=True)],
-                             capture_output=True, text=True, check=True, cwd=ROOT)  # fmt: skip
+                             capture_output=True, text=True, check=True, cwd=ROOT,
+                             env={**os.environ, "SIM_COMPILED": "0"})  # fmt: skip
     ticks = int(tallied.stdout.split()[-1])
     tick = (whole - before) / ticks
     print(f"  search: {per:,.0f} instructions a transition ({transitions:,} transitions)")
     print(f"  reference: {tick:,.0f} instructions an engine tick (the SimPy-free loop, {ticks:,} ticks)")
     print(f"  a transition costs {per / tick:.2f} engine ticks", flush=True)
+    from sim.base.compiled import mode
+
+    if mode() == "compiled":  # the same search, compiled (docs/compiled.md)
+        fast, _, same = search_instructions(k, t, ROOT, compiled=True)
+        print(f"  compiled: {fast:,.0f} instructions a transition ({per / fast:.2f}x fewer; "
+              f"{fast / tick:.2f} interpreted engine ticks); the same result: {same == mine}", flush=True)
     if against is None:
         return
     with tempfile.TemporaryDirectory() as scratch:

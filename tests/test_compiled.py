@@ -193,3 +193,33 @@ def test_the_search_on_drawn_settings_is_the_same_compiled_and_interpreted() -> 
     assert len(said[False]) == 41
     for mine, theirs in zip(said[False][1:], said[True][1:], strict=True):
         assert mine == theirs
+
+
+# -- the canonical forms written out ---------------------------------------------------------------
+def test_the_forms_written_out_are_the_declarations_and_are_the_ones_used() -> None:
+    from sim.analysis.check import canon
+
+    assert canon.written_digest(canon.written()) == canon.WRITTEN, (
+        "the forms written out in sim/analysis/check/canon.py are stale: run `python -m sim.analysis.check.canon`"
+    )
+    assert canon.written() in (PACKAGE / "analysis" / "check" / "canon.py").read_text()
+    for cls in canon.RECORDS:
+        assert canon.PLANS[cls] is getattr(canon, f"form_{cls.__name__}")
+
+
+def test_forms_written_out_that_are_stale_are_never_used(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Were a declaration changed without writing the forms out again, the digest would differ:
+    the forms are then made from the declarations at import, the same forms, never the stale ones."""
+    from sim.analysis.check import canon
+    from sim.analysis.check.search import Space, root
+    from sim.model.switches import Switches
+    from sim.analysis.check.check import SETTING
+
+    monkeypatch.setattr(canon, "WRITTEN", "0" * 32)
+    made = canon.plans()
+    state = root(Space(Switches(), 0, 1, SETTING, (), ())).state
+    for cls in canon.RECORDS:
+        assert made[cls] is not getattr(canon, f"form_{cls.__name__}")
+    now = canon.Now(state)
+    assert made[State](state, now) == canon.form_State(state, now)
+    canon.trim()

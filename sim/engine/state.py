@@ -409,7 +409,9 @@ def working_class_source(cls: type) -> str:
 
     fields = listed([f"self.{name}" for name in names], " " * 12)
     lines = [f"class Working{cls.__name__}:", f'    """The working copy of `{cls.__name__}` (generated)."""', "",
-             f"    __slots__ = (\n{listed([repr(name) for name in names], ' ' * 8)}\n    )", ""]  # fmt: skip
+             f"    __slots__ = (\n{listed([repr(name) for name in names], ' ' * 8)}\n    )",
+             "    #: the fields it was written for (at import, a record with others refuses it)",
+             f"    FIELDS: ClassVar[tuple[str, ...]] = (\n{listed([repr(name) for name in names], ' ' * 8)}\n    )", ""]  # fmt: skip
     lines += [f"    {name}: {attribute_type(hints[name])}" for name in names]
     lines += ["", f"    def __init__(self, r: {cls.__name__}) -> None:", f"        (\n{fields}\n        ) = r", "",
               f"    def freeze(self) -> {cls.__name__}:", f"        return _new({cls.__name__}, (\n{fields}\n        ))"]  # fmt: skip
@@ -448,9 +450,14 @@ def working_source() -> str:
         '"""The rules\' working copies of `State` and `AttemptState` (`rules.Draft`, `rules.Worker`).\n\n'
         "Generated from the fields of `sim.engine.state` by `python -m sim.engine.state`: do not edit;\n"
         '`tests/test_compiled.py` fails while it differs from what that writes."""\n\n'
-        f"from __future__ import annotations\n\n{imports}\n_new = tuple.__new__\n"
+        f"from __future__ import annotations\n\nfrom typing import ClassVar\n\n{imports}\n_new = tuple.__new__\n"
     )
-    return head + "".join(f"\n\n{working_class_source(cls)}" for cls in (State, AttemptState))
+    check = "".join(
+        f"\n\nif {cls.__name__}._fields != Working{cls.__name__}.FIELDS:\n"
+        f'    raise ImportError("sim/engine/working.py is stale: run `python -m sim.engine.state` to write it again")\n'
+        for cls in (State, AttemptState)
+    )  # fmt: skip
+    return head + "".join(f"\n\n{working_class_source(cls)}" for cls in (State, AttemptState)) + check
 
 
 def input_ticks(schedule: Schedule) -> list[int]:

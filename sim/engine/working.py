@@ -5,6 +5,8 @@ Generated from the fields of `sim.engine.state` by `python -m sim.engine.state`:
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from sim.engine.records import Acceptance, Candidate, Feed, JournalKey, JournalRecord, Part
 from sim.engine.state import AttemptState, Held, Setup, State, Status
 
@@ -15,6 +17,13 @@ class WorkingState:
     """The working copy of `State` (generated)."""
 
     __slots__ = (
+        'setup', 'versions', 'version', 'last_change', 'last_acceptance', 'epoch', 'journal', 'candidates',
+        'acceptances', 'effects', 'feeds', 'posts', 'sends', 'attempts', 'owner', 'assessed', 'started',
+        'down', 'outage', 'finished', 'last_tick', 'horizon_reached', 'code', 'mutated', 'restored',
+        'stale_refused', 'stale_applied', 'tick',
+    )
+    #: the fields it was written for (at import, a record with others refuses it)
+    FIELDS: ClassVar[tuple[str, ...]] = (
         'setup', 'versions', 'version', 'last_change', 'last_acceptance', 'epoch', 'journal', 'candidates',
         'acceptances', 'effects', 'feeds', 'posts', 'sends', 'attempts', 'owner', 'assessed', 'started',
         'down', 'outage', 'finished', 'last_tick', 'horizon_reached', 'code', 'mutated', 'restored',
@@ -77,6 +86,12 @@ class WorkingAttemptState:
         'unwritten', 'step', 'phase', 'held', 'verdict', 'candidate', 'ended', 'unheard', 'code', 'effect',
         'calls',
     )
+    #: the fields it was written for (at import, a record with others refuses it)
+    FIELDS: ClassVar[tuple[str, ...]] = (
+        'n', 'token', 'pin', 'inherited', 'status', 'next_tick', 'crashed', 'silent_since', 'results',
+        'unwritten', 'step', 'phase', 'held', 'verdict', 'candidate', 'ended', 'unheard', 'code', 'effect',
+        'calls',
+    )
 
     n: int
     token: int
@@ -112,3 +127,11 @@ class WorkingAttemptState:
             self.silent_since, self.results, self.unwritten, self.step, self.phase, self.held, self.verdict,
             self.candidate, self.ended, self.unheard, self.code, self.effect, self.calls,
         ))
+
+
+if State._fields != WorkingState.FIELDS:
+    raise ImportError("sim/engine/working.py is stale: run `python -m sim.engine.state` to write it again")
+
+
+if AttemptState._fields != WorkingAttemptState.FIELDS:
+    raise ImportError("sim/engine/working.py is stale: run `python -m sim.engine.state` to write it again")

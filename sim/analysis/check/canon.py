@@ -39,6 +39,7 @@ with no merging and the schedule enumerator; `tests/test_search.py` runs merged 
 from __future__ import annotations
 
 from collections.abc import Callable
+from hashlib import blake2b
 from typing import Any, get_args, get_origin, get_type_hints
 
 from sim.engine.keep import AsContent, Before, Dropped, Form, IsSet, Keep, Kept, Nested, Relative, While, declarations
@@ -198,7 +199,7 @@ def field_form(cls: type, i: int, keep: Keep, names: dict[str, Any], builders: l
         # a part of the state, shared by the states a step did not change it in: remembered
         # by its identity (and the stamp, when a record in it reads the tick)
         build = f"build_{cls.__name__}_{i}"
-        builders.append(f"def {build}(v, now):\n    return {typed(tp, 'v')}\n")
+        builders.append(f"def {build}(v: Any, now: Now) -> Any:\n    return {typed(tp, 'v')}\n")
         return f"shared({v}, now, {'now.stamp' if any(timed(k) for k in kinds) else 'None'}, {build})"
     if isinstance(keep, AsContent):
         return f"(None if {v} is None else now.versions[{v}])"
@@ -245,15 +246,16 @@ def typed(tp: Any, v: str, depth: int = 0) -> str:
     return f"inside({v}, now)"
 
 
-#: the namespace the compiled forms run in: the named forms, the helpers, and each record
-#: type's form as `form_<Type>` (looked up when called, so the order they compile in is free)
+#: the namespace the forms made at import run in (`plan`): the named forms, the helpers, and each
+#: record type's form as `form_<Type>` (looked up when called, so the order they are made in is free)
 NAMESPACE: dict[str, Any] = {}
 
 
-def plan(cls: type) -> Callable[[Any, Now], tuple[Any, ...]]:
-    """A record type's form: one function, compiled once from its fields' declarations, that
-    builds the tuple of the forms of the fields not dropped, in field order (compiled rather
-    than looped over, so that the form costs what a hand-written one would)."""
+def plan_source(cls: type) -> tuple[str, dict[str, Any]]:
+    """The source of a record type's form, `form_<Type>(r, now)`, made from its fields'
+    declarations: one function that builds the tuple of the forms of the fields not dropped,
+    in field order (made rather than looped over, so that the form costs what a hand-written
+    one would); and the conditions it calls, by the names it calls them."""
     keeps = declarations(cls)
     names: dict[str, Any] = {}
     builders: list[str] = []
@@ -273,12 +275,19 @@ def plan(cls: type) -> Callable[[Any, Now], tuple[Any, ...]]:
     exprs = [e.format(**{w: "".join(f"{g}, " for g in group) for w, group in groups.items()}) if "{" in e else e
              for e in exprs]  # fmt: skip
     conditions = "".join(f"    {name}_ = {name}(r)\n" for name in names)
-    source = "".join(builders) + "def form(r, now):\n" + conditions + "    return (" + "".join(
-        f"{e}, " for e in exprs if e) + ")\n"  # fmt: skip
+    source = "".join(f"{b}\n\n" for b in builders) + f"def form_{cls.__name__}(r: Any, now: Now) -> tuple[Any, ...]:\n" + conditions + (
+        "    return (" + "".join(f"{e}, " for e in exprs if e) + ")\n")  # fmt: skip
+    return source, names
+
+
+def plan(cls: type) -> Callable[[Any, Now], tuple[Any, ...]]:
+    """A record type's form, made now from its declarations (`plan_source`): what `PLANS`
+    holds when the forms written out below are not the declarations' (and for a record type
+    of a test's own)."""
+    source, names = plan_source(cls)
     NAMESPACE.update(names)
     exec(compile(source, f"<canonical form of {cls.__name__}>", "exec"), NAMESPACE)  # noqa: S102 (our own source)
-    form: Callable[[Any, Now], tuple[Any, ...]] = NAMESPACE.pop("form")
-    NAMESPACE[f"form_{cls.__name__}"] = form
+    form: Callable[[Any, Now], tuple[Any, ...]] = NAMESPACE[f"form_{cls.__name__}"]
     return form
 
 
@@ -342,14 +351,107 @@ def timed(cls: type, seen: frozenset[type] = frozenset()) -> bool:
     return False
 
 
-NAMESPACE.update(FORMS, attempt=attempt, shared=shared, inside=inside)
+NAMESPACE.update(FORMS, attempt=attempt, shared=shared, inside=inside, Any=Any, Now=Now)
+#: the declared record types, each with a form
+RECORDS = (State, AttemptState, Candidate, Acceptance, Part, JournalRecord, Feed)
+
+
+def written() -> str:
+    """The forms of `RECORDS` as this module writes them out below (`python -m
+    sim.analysis.check.canon` writes them again): the conditions they call, imported by the
+    names they call them, and each form's source."""
+    sources = [plan_source(cls) for cls in RECORDS]
+    conditions = sorted({(f.__module__, f.__name__, name) for _, names in sources for name, f in names.items()})
+    imports = "".join(f"from {home} import {f} as {name}  # noqa: E402\n" for home, f, name in conditions)
+    return imports + "".join(f"\n\n{source}" for source, _ in sources)
+
+
+def written_digest(text: str) -> str:
+    return blake2b(text.encode(), digest_size=16).hexdigest()
+
+
+# -- written out from the declarations: do not edit (`written`; a stale copy is never used) -----------
+from sim.engine.records import wrong as when_wrong  # noqa: E402
+from sim.engine.state import alive as when_alive  # noqa: E402
+from sim.engine.state import heard_of as when_heard_of  # noqa: E402
+
+
+def build_State_7(v: Any, now: Now) -> Any:
+    return tuple([form_Candidate(x0, now) for x0 in v])
+
+
+def build_State_8(v: Any, now: Now) -> Any:
+    return tuple([form_Acceptance(x0, now) for x0 in v])
+
+
+def build_State_10(v: Any, now: Now) -> Any:
+    return tuple([form_Feed(x0, now) for x0 in v])
+
+
+def form_State(r: Any, now: Now) -> tuple[Any, ...]:
+    return ((None if r[2] is None else now.versions[r[2]]), (r[3] is None, None if r[3] is None or r[4] is None else r[3] <= r[4]), (r[4] is None), r[5], readable(r[6], r, now), shared(r[7], now, None, build_State_7), shared(r[8], now, None, build_State_8), r[9], shared(r[10], now, now.stamp, build_State_10), r[11], r[12], tuple([attempt(x0, now) for x0 in r[13]]), r[14], r[15], r[16], (None if r[17] is None else r[17] - now.t), outage(r[18], r, now), r[22], r[23], )
+
+
+def form_AttemptState(r: Any, now: Now) -> tuple[Any, ...]:
+    when_alive_ = when_alive(r)
+    when_heard_of_ = when_heard_of(r)
+    return (((r[1], (None if r[2] is None else now.versions[r[2]]), results(r[8], r, now), r[9], r[10], r[11], (None if r[12] is None else (r[12][0], (None if r[12][1] is None else form_Part(r[12][1], now)), )), r[17], r[18], ) if when_alive_ else None), (r[3] if when_alive_ else (r[3] is None)), r[4], (None if r[5] is None else r[5] - now.t), r[6], silence(r[7], r, now), accepted(r[13], r, now), r[14], (r[15] is None), ((window(r[16], r, now), ) if when_heard_of_ else None), )
+
+
+def form_Candidate(r: Any, now: Now) -> tuple[Any, ...]:
+    return (r[0], r[1], r[2], tuple([form_Part(x0, now) for x0 in r[3]]), (None if r[4] is None else now.versions[r[4]]), )
+
+
+def form_Acceptance(r: Any, now: Now) -> tuple[Any, ...]:
+    return (r[0], (None if r[1] is None else now.versions[r[1]]), )
+
+
+def form_Part(r: Any, now: Now) -> tuple[Any, ...]:
+    when_wrong_ = when_wrong(r)
+    return (((r[0], ) if when_wrong_ else None), r[1], r[2], )
+
+
+def form_JournalRecord(r: Any, now: Now) -> tuple[Any, ...]:
+    when_wrong_ = when_wrong(r)
+    return (((r[0], ) if when_wrong_ else None), r[1], r[3], )
+
+
+def form_Feed(r: Any, now: Now) -> tuple[Any, ...]:
+    return (remembered(r[0], r, now), r[1], r[2], )
+# -- end of the forms written out --------------------------------------------------------------------
+WRITTEN = "5e45d53773850bc0b16b44f2ffc4771b"
+
+
+def plans() -> dict[type, Callable[[Any, Now], tuple[Any, ...]]]:
+    """Each record type's form: the functions written out above while they are what the
+    declarations give now (compiled with this module, docs/compiled.md), else made now by
+    `plan` from the declarations (the same forms, interpreted)."""
+    if written_digest(written()) == WRITTEN:
+        forms: dict[type, Callable[[Any, Now], tuple[Any, ...]]] = {cls: globals()[f"form_{cls.__name__}"] for cls in RECORDS}
+        NAMESPACE.update({f"form_{cls.__name__}": form for cls, form in forms.items()})  # for `plan`'s forms
+        return forms
+    return {cls: plan(cls) for cls in RECORDS}
+
+
 #: each declared record type's form
-PLANS: dict[type, Callable[[Any, Now], tuple[Any, ...]]] = {
-    cls: plan(cls) for cls in (State, AttemptState, Candidate, Acceptance, Part, JournalRecord, Feed)
-}
+PLANS = plans()
 STATE_FORM = PLANS[State]
 ATTEMPT_FORM = PLANS[AttemptState]
 PART_FORM = PLANS[Part]
 JOURNAL_FORM = PLANS[JournalRecord]
-
 __all__ = ["FORMS", "PLANS", "Canonical", "canonical", "declarations", "readable", "trim"]
+
+
+if __name__ == "__main__":  # write the forms out again from the declarations (`written`)
+    import re
+    from pathlib import Path
+
+    path = Path(__file__)
+    text = written()
+    begin, end = "# -- written out from the declarations", "# -- end of the forms written out"
+    source = path.read_text()
+    head, rest = source.split(begin, 1)
+    first, rest = rest.split("\n", 1)
+    _, tail = rest.split(end, 1)
+    tail = re.sub(r'\nWRITTEN = "[0-9a-f]*"\n', f'\nWRITTEN = "{written_digest(text)}"\n', tail, count=1)
+    path.write_text(f"{head}{begin}{first}\n{text}{end}{tail}")
