@@ -2,8 +2,9 @@
 
 - `sim/engine/working.py` is what `sim.engine.state.working_source` writes from the fields.
 - Where this install compiled them (`sim --version` says "compiled"), the compiled and the
-  interpreted modules give the same bytes: `sim sweep`'s reports, `sim check --json` and the
-  search on settings drawn at random (each mode in its own process: `SIM_COMPILED=0`).
+  interpreted modules give the same bytes: `sim sweep`'s reports, `sim check --json`, `sim
+  explore`'s summary and counterexample files, `sim trace --json`, and the search on settings drawn
+  at random (each mode in its own process: `SIM_COMPILED=0`).
   CI sets `SIM_REQUIRE_COMPILED=1`, so that a build that did not happen fails here rather
   than skipping.
 - A build is used only while it is the sources': a stamp that differs from the sources, a
@@ -14,6 +15,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -146,14 +148,22 @@ def test_compiled_and_interpreted_give_the_same_bytes(tmp_path: Path) -> None:
         version = sim(["--version"], where, interpreted).stdout
         assert version.endswith(", interpreted (SIM_COMPILED=0)\n" if interpreted else ", compiled\n"), version
         swept = sim(["sweep", "--out", "reports"], where, interpreted)
-        checked = sim(["check", "-k", "2", "-t", "6", "-p", "each", "--faults", "all", "--json"], where, interpreted)
-        assert swept.returncode == 0 and checked.returncode in (0, 1), swept.stderr + checked.stderr
-        reports = {p.name: p.read_bytes() for p in sorted((where / "reports").iterdir()) if p.is_file()}
-        outputs[interpreted] = (swept.stdout, reports, checked.stdout)
-    assert outputs[False][1].keys() == outputs[True][1].keys() and len(outputs[False][1]) >= 5
+        checked = sim(["check", "-k", "2", "-t", "5", "-p", "each", "--faults", "all", "--json"], where, interpreted)
+        explored = sim(["explore", "-n", "200", "--seed", "7", "--faults", "all", "--set", "fencing=off",
+                        "--out", "examples"], where, interpreted)  # fmt: skip
+        traced = sim(["trace", "main", "--json"], where, interpreted)
+        assert swept.returncode == 0 and traced.returncode == 0, swept.stderr + traced.stderr
+        assert checked.returncode in (0, 1) and explored.returncode in (0, 1), checked.stderr + explored.stderr
+        reports = {p.relative_to(where).as_posix(): p.read_bytes()
+                   for p in sorted([*(where / "reports").iterdir(), *(where / "examples").iterdir()]) if p.is_file()}
+        timing = re.compile(r"in [0-9.]+ s \([0-9,]+ schedules/s\)")  # the one line that says how fast
+        outputs[interpreted] = (swept.stdout, reports, checked.stdout, timing.sub("", explored.stdout), traced.stdout)
+    assert outputs[False][1].keys() == outputs[True][1].keys() and len(outputs[False][1]) >= 6
     for name in outputs[False][1]:
         assert outputs[False][1][name] == outputs[True][1][name], name
-    assert outputs[False][0] == outputs[True][0] and outputs[False][2] == outputs[True][2]
+    for i, what in ((0, "sweep"), (2, "check --json"), (3, "explore"), (4, "trace --json")):
+        assert outputs[False][i] == outputs[True][i], what
+        assert outputs[False][i].strip(), what
 
 
 #: the search on settings drawn at random (tests/test_differential.py's `drawn`), in a fresh
