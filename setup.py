@@ -18,20 +18,20 @@ declared: dict[str, Any] = runpy.run_path(str(HERE / "sim" / "base" / "compiled.
 
 
 class OptionalBuild(build_ext):  # type: ignore[misc]
-    """Build the compiled modules, then stamp them with the digest of the sources they were
-    compiled from; a failed build leaves no stamp, so the interpreted modules run."""
+    """Build the compiled modules, then stamp them with the listing of the sources they were
+    compiled from (each module's digest); a failed build leaves no stamp, so the interpreted modules run."""
 
     def run(self) -> None:
         stamp = Path(self.get_ext_fullpath(declared["GROUP"] + "__mypyc")).parent / declared["STAMP"]
         stamp.unlink(missing_ok=True)
-        sources = declared["digest"](HERE / "sim")
+        sources = declared["listing"](HERE / "sim")
         try:
             super().run()
         except Exception as error:  # noqa: BLE001 (no compiler, or it failed: sim runs interpreted)
             print(f"sim: the compiled modules were not built ({error}); sim runs interpreted", flush=True)
             return
         stamp.parent.mkdir(parents=True, exist_ok=True)
-        stamp.write_text(sources + "\n")
+        stamp.write_text(sources)
 
 
 def extensions() -> list[Any]:

@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 
 from sim.base import compiled
-from sim.base.compiled import GROUP, MODULES, NAMES, STAMP, Finder, decide, digest
+from sim.base.compiled import GROUP, MODULES, NAMES, STAMP, Finder, decide, listing
 from sim.engine.state import AttemptState, State, working_class_source, working_source
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -65,15 +65,15 @@ def test_the_working_copy_follows_a_field_added_to_the_declaration() -> None:
 
 # -- a build is used only while it is the sources' ------------------------------------------------
 def fake_build(tmp_path: Path) -> Path:
-    """A package with the compiled modules' sources, a file where each compiled one goes (its
-    content is never read by `decide`) and the stamp of the sources."""
+    """A package with the compiled modules' sources and one module more, a file where each
+    compiled one goes (its content is never read by `decide`) and the stamp of the sources."""
     package = tmp_path / "sim"
-    for path in MODULES:
+    for path in (*MODULES, "sim/cli.py"):
         (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / path).write_text(f"# {path}\n")
     for name in (*MODULES, GROUP.replace(".", "/") + "__mypyc.py"):
         (tmp_path / (name[: -len(".py")] + EXTENSION_SUFFIXES[0])).write_bytes(b"")
-    (package / STAMP).write_text(digest(package) + "\n")
+    (package / STAMP).write_text(listing(package))
     return package
 
 
@@ -81,14 +81,23 @@ def test_a_build_is_used_only_while_it_is_the_sources(tmp_path: Path) -> None:
     package = fake_build(tmp_path)
     assert decide(package, {}) == "compiled"
     assert decide(package, {"SIM_COMPILED": "0"}) == "interpreted (SIM_COMPILED=0)"
-    rules = tmp_path / "sim" / "engine" / "rules.py"
+    rules = package / "engine" / "rules.py"
     rules.write_text(rules.read_text() + "# an edit\n")
     assert decide(package, {}).startswith("interpreted (the sources changed since the compiled build")
-    (package / STAMP).write_text(digest(package) + "\n")
+    (package / STAMP).write_text(listing(package))
     assert decide(package, {}) == "compiled"
-    (package / "cli.py").write_text("# a module no compiled one imports\n")  # any module of sim counts
+    (package / "cli.py").write_text("# a module no compiled one imports\n")  # every module listed counts
     assert decide(package, {}).startswith("interpreted (the sources changed")
-    (package / STAMP).write_text(digest(package) + "\n")
+    (package / STAMP).write_text(listing(package))
+    (package / "cli.py").unlink()  # a module gone
+    assert decide(package, {}).startswith("interpreted (the sources changed")
+    (package / STAMP).write_text(listing(package))
+    (package / "scenarios").mkdir()  # what a regular install adds to the package: not listed, not counted
+    (package / "scenarios" / "__init__.py").write_text("")
+    assert decide(package, {}) == "compiled"
+    (package / STAMP).write_text("")  # a stamp that lists nothing is no stamp of a build
+    assert decide(package, {}).startswith("interpreted (the sources changed")
+    (package / STAMP).write_text(listing(package))
     (tmp_path / ("sim/engine/keep" + EXTENSION_SUFFIXES[0])).unlink()
     assert decide(package, {}).startswith("interpreted (the compiled build is incomplete")
     (package / STAMP).unlink()

@@ -9,8 +9,8 @@ module of `sim` as it was compiled. There is one source; compiling changes no ou
 
 A compiled module is used only while it is the compilation of the sources beside it: the
 finder that `sim/__init__.py` puts first on `sys.meta_path` (`Finder`) imports the
-interpreted module instead of its compiled one when the stamp is missing or differs from the
-sources now (an edit since the build: compiled code reads a record's fields by positions
+interpreted module instead of its compiled one when the stamp is missing or a module it lists
+differs from the one it lists, or is gone (an edit since the build: compiled code reads a record's fields by positions
 fixed at build time, so a stale build must never run), when a compiled file is missing, or
 when the environment sets `SIM_COMPILED=0`. The choice is made once per process, for all the
 modules together, and `sim --version` says which it is (`mode`).
@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from hashlib import blake2b
 from importlib.abc import MetaPathFinder
 from importlib.machinery import EXTENSION_SUFFIXES, ModuleSpec
@@ -42,7 +42,7 @@ MODULES = (
 )
 #: the compiled modules' shared library, a module of the package `sim`
 GROUP = "sim.native"
-#: the build's stamp, beside `sim/__init__.py`: `digest` of the sources it compiled
+#: the build's stamp, beside `sim/__init__.py`: the `listing` of the sources it compiled
 STAMP = "native.stamp"
 #: `SIM_COMPILED=0` in the environment: run interpreted though a fresh build is there
 SWITCH = "SIM_COMPILED"
@@ -53,16 +53,31 @@ NAMES = frozenset(path[: -len(".py")].replace("/", ".") for path in MODULES)
 _decided: str | None = None
 
 
-def digest(package: Path) -> str:
-    """A digest of every module of the package (its `.py` files, by path and content): the
-    compiled code depends on the layout of records defined outside `MODULES` too."""
-    h = blake2b(digest_size=16)
-    for path in sorted(package.rglob("*.py")):
-        h.update(path.relative_to(package).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
-    return h.hexdigest()
+def fingerprint(path: Path) -> str:
+    return blake2b(path.read_bytes(), digest_size=16).hexdigest()
 
 
-def decide(package: Path, environ: dict[str, str] | os._Environ[str] = os.environ) -> str:
+def listing(package: Path) -> str:
+    """The stamp of a build: one line per module of the package as it is compiled (its
+    `.py` files, each "<digest> <path>"); the compiled code depends on the layout of records
+    defined outside `MODULES` too, so every module counts. A data package installed into
+    `sim` later (the scenarios' and workflows' folders) is not in it, and does not count."""
+    return "".join(f"{fingerprint(path)} {path.relative_to(package).as_posix()}\n"
+                   for path in sorted(package.rglob("*.py")))  # fmt: skip
+
+
+def changed(package: Path, stamp: str) -> bool:
+    """Whether a module the stamp lists is missing or differs from the one it lists."""
+    lines = stamp.splitlines()
+    for line in lines:
+        print_, _, name = line.partition(" ")
+        path = package / name
+        if not name or not path.is_file() or fingerprint(path) != print_:
+            return True
+    return not lines
+
+
+def decide(package: Path, environ: Mapping[str, str] = os.environ) -> str:
     """"compiled", or why this process runs interpreted (a phrase)."""
     if environ.get(SWITCH) == "0":
         return f"interpreted ({SWITCH}=0)"
@@ -74,7 +89,7 @@ def decide(package: Path, environ: dict[str, str] | os._Environ[str] = os.enviro
     leaves = [package.parent / (path[: -len(".py")] + suffix) for path in names]
     if any(not leaf.is_file() for leaf in leaves):
         return "interpreted (the compiled build is incomplete or for another Python)"
-    if stamp.read_text().strip() != digest(package):
+    if changed(package, stamp.read_text()):
         return "interpreted (the sources changed since the compiled build: install again to compile them)"
     return "compiled"
 
