@@ -15,10 +15,12 @@ from typing import Any
 
 import pytest
 
-from sim.conform import explore, schedule
+from sim.conform import explore, invariants, schedule
 from sim.conform.engines import ENGINES
 from sim.conform.harness import FAULTS, compare, figures, merge, predict
 from sim.conform.observed import Observed
+from sim.engine.trace import Event, Kind
+from sim.properties import BY_NAME, HOLDS
 
 FAULT = {f.name: f for f in FAULTS}
 
@@ -272,3 +274,123 @@ def test_runs_with_different_rows_are_lined_up_by_figure(missed: int) -> None:
     rows = {r["figure"]: r for r in merge(engine, fault, runs, p)}
     assert rows["posts applied"]["verdict"] == "MISMATCH"
     assert rows["acceptances"]["verdict"] == "match"
+
+
+# -- the invariants judged on an engine's run (`sim.conform.invariants.judge`), on event lists made
+# up as `invariants.events` maps a run's log: an acceptance and the newsletter's read carry what
+# their revenue figure says they were built from, each with the report content current then; the
+# feed's applied posts come after the log's events
+
+#: the report content before and after the harness's correction (section 2's revision 1)
+BEFORE, AFTER = (0, 0, 0, 0), (0, 1, 0, 0)
+
+Mapped = list[tuple[Event, tuple[int, ...]]]
+
+
+def accepted(seq: int, digest: str, producer: int, revenue: str, content: tuple[int, ...]) -> tuple[Event, tuple[int, ...]]:
+    built = list(invariants.built_from(revenue))
+    return Event(seq, Kind.ACCEPTED, None, {"digest": digest, "producer": producer, "built_from": built}), content
+
+
+def newsletter(seq: int, digest: str, revenue: str, content: tuple[int, ...], *,
+               was_accepted: bool = True) -> tuple[Event, tuple[int, ...]]:  # fmt: skip
+    detail = {"digest": digest, "accepted": was_accepted, "built_from": list(invariants.built_from(revenue))}
+    return Event(seq, Kind.NEWSLETTER, None, detail), content
+
+
+def posted(seq: int, digest: str, attempt: int, content: tuple[int, ...]) -> tuple[Event, tuple[int, ...]]:
+    return Event(seq, Kind.FEED, attempt, {"digest": digest, "answer": "applied"}), content
+
+
+def broken(*names: str) -> tuple[tuple[str, str], ...]:
+    """judge's output with these properties broken and the others holding, in JUDGED's order."""
+    assert set(names) <= set(invariants.JUDGED)
+    return tuple((name, "broken" if name in names else "holds") for name in invariants.JUDGED)
+
+
+#: (events, the properties they break); each judged property broken at the list's last event,
+#: and broken by an event followed by one of the same kind that would not break it
+JUDGE_CASES: dict[str, tuple[Mapped, tuple[str, ...]]] = {
+    "one acceptance, its post, the newsletter on it": (
+        [accepted(1, "d1", 1, "4.1", BEFORE), newsletter(2, "d1", "4.1", BEFORE), posted(3, "d1", 1, BEFORE)], ()),
+    "an acceptance of each report, a post of each digest": (
+        [accepted(1, "d1", 1, "4.1", BEFORE), accepted(2, "d2", 2, "4.7", AFTER), newsletter(3, "d2", "4.7", AFTER),
+         posted(4, "d1", 1, AFTER), posted(5, "d2", 2, AFTER)], ()),
+    # broken at the last event
+    "a second acceptance of the same report, last": (
+        [accepted(1, "d1", 1, "4.1", BEFORE), accepted(2, "d2", 2, "4.1", BEFORE)], ("two-acceptances",)),
+    "an acceptance of the old report after the correction, last": (
+        [accepted(1, "d1", 1, "4.1", AFTER)], ("wrong-acceptance",)),
+    "a second post of one digest, last": (
+        [accepted(1, "d1", 1, "4.1", BEFORE), posted(2, "d1", 1, BEFORE), posted(3, "d1", 2, BEFORE)],
+        ("duplicate-effect",)),
+    "the newsletter on a digest never accepted, last": (
+        [accepted(1, "d1", 1, "4.1", BEFORE), newsletter(2, "d2", "4.1", BEFORE, was_accepted=False)],
+        ("misused-dependant",)),
+    "the newsletter on the old report's digest after the correction, last": (
+        [accepted(1, "d1", 1, "4.1", BEFORE), newsletter(2, "d1", "4.1", AFTER)], ("misused-dependant",)),
+    # broken, then an event of the same kind that breaks nothing
+    "two acceptances of the first report, then one of the second": (
+        [accepted(1, "d1", 1, "4.1", BEFORE), accepted(2, "d2", 2, "4.1", BEFORE), accepted(3, "d3", 3, "4.7", AFTER)],
+        ("two-acceptances",)),
+    "the old report's digest accepted after the correction, then the new one's": (
+        [accepted(1, "d1", 1, "4.1", AFTER), accepted(2, "d2", 2, "4.7", AFTER)],
+        ("two-acceptances", "wrong-acceptance")),
+    "a second post of one digest, then the first of another": (
+        [accepted(1, "d1", 1, "4.1", BEFORE), posted(2, "d1", 1, BEFORE), posted(3, "d1", 2, BEFORE),
+         posted(4, "d2", 2, BEFORE)], ("duplicate-effect",)),
+    "a read of a digest never accepted, then of the accepted one": (
+        [accepted(1, "d1", 1, "4.1", BEFORE), newsletter(2, "d2", "4.1", BEFORE, was_accepted=False),
+         newsletter(3, "d1", "4.1", BEFORE)], ("misused-dependant",)),
+}  # fmt: skip
+
+
+def test_judge_says_holds_and_broken_in_judged_order() -> None:
+    """The exact output: each judged property by name, in JUDGED's order, with its verdict word."""
+    clean, _ = JUDGE_CASES["one acceptance, its post, the newsletter on it"]
+    assert invariants.judge(clean) == (
+        ("two-acceptances", "holds"), ("wrong-acceptance", "holds"),
+        ("duplicate-effect", "holds"), ("misused-dependant", "holds"),
+    )  # fmt: skip
+    assert invariants.render(invariants.judge(clean)) == "all 4 hold"
+    every: Mapped = [accepted(1, "d1", 1, "4.1", AFTER), accepted(2, "d2", 2, "4.7", AFTER),
+                     newsletter(3, "d3", "4.7", AFTER, was_accepted=False), posted(4, "d2", 2, AFTER),
+                     posted(5, "d2", 3, AFTER)]  # fmt: skip
+    assert invariants.judge(every) == (
+        ("two-acceptances", "broken"), ("wrong-acceptance", "broken"),
+        ("duplicate-effect", "broken"), ("misused-dependant", "broken"),
+    )  # fmt: skip
+    assert invariants.render(invariants.judge(every)) == (
+        "two-acceptances, wrong-acceptance, duplicate-effect, misused-dependant broken")
+    assert invariants.judge([]) == broken()
+
+
+@pytest.mark.parametrize("case", JUDGE_CASES)
+def test_judge_on_made_up_events(case: str) -> None:
+    events, names = JUDGE_CASES[case]
+    assert invariants.judge(events) == broken(*names)
+
+
+def test_each_judged_property_is_broken_and_holds_in_the_made_up_cases() -> None:
+    """The cases above cover every judged property both ways, and each broken one in a list
+    whose last event breaks it (it holds without that event) and in one whose last event is of
+    a kind its monitor reads but comes after the break."""
+    def verdict(events: Mapped, name: str) -> str:
+        return dict(invariants.judge(events))[name]
+
+    for name in invariants.JUDGED:
+        kinds = BY_NAME[name].monitor.kinds  # type: ignore[union-attr]
+        cases = [(events, names) for events, names in JUDGE_CASES.values()]
+        assert any(name not in names for _, names in cases), name
+        assert any(name in names and verdict(events[:-1], name) == HOLDS for events, names in cases), name
+        assert any(name in names and verdict(events[:-1], name) == "broken" and events[-1][0].kind in kinds
+                   for events, names in cases), name  # fmt: skip
+
+
+def test_judge_reads_each_monitor_only_its_own_kinds() -> None:
+    """Events of kinds a property does not read change nothing: the feed's posts and the
+    newsletter's reads under one report content are no second acceptance of it, whatever order
+    they come in."""
+    for events in ([posted(1, "d1", 1, BEFORE), accepted(2, "d1", 1, "4.1", BEFORE)],
+                   [newsletter(1, "d1", "4.1", BEFORE), accepted(2, "d1", 1, "4.1", BEFORE), posted(3, "d1", 1, BEFORE)]):
+        assert invariants.judge(events) == broken()
