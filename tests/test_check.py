@@ -3,6 +3,7 @@ pinned counts, its units on any executor, counterexamples and the CLI."""
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import json
 import os
@@ -25,6 +26,7 @@ from sim.analysis.check.check import (
 )
 from sim.analysis.check.enumerator import Job, run_job
 from sim.cli import main
+from sim.run import simulate
 from sim.engine.run import run_world
 from sim.engine.world import World
 from sim.base.errors import ScheduleError
@@ -124,6 +126,31 @@ def test_pinned_counts_for_two_faults() -> None:
     (result,) = check([ALL_ON], CheckBound(max_faults=2, horizon=8))
     assert (result.schedules, result.verdict) == (13388, "holds")
     assert (result.nodes, result.transitions, result.depth) == (PINNED_NODES, PINNED_TRANSITIONS, 21)
+
+
+def test_runs_the_engine_horizon_stops_are_counted() -> None:
+    """With the engine's horizon guard lowered to t12 (the run without faults ends by itself
+    exactly there, so the guard does not stop it), 20 of the 86 schedules of one fault by t4
+    are stopped by the guard: a report change at t1..t4 in 3 or 4 of the sections, whose runs
+    end by themselves at t13 or t14 under the usual t200 guard. The check counts exactly those,
+    split or not, and so does each schedule run on its own (the SimPy engine, not the search's
+    steps). With the guard at t11 the one schedule of no fault is stopped too."""
+    setting = dataclasses.replace(checker.SETTING, horizon=12)
+    bound = CheckBound(max_faults=1, horizon=4, setting=setting)
+    (result,) = check([ALL_ON], bound)
+    assert (result.schedules, result.horizon_reached, result.verdict) == (86, 20, "holds")
+    (split,) = check([ALL_ON], bound, split=4, executor=InlineExecutor(), workers=2)
+    assert (split.schedules, split.horizon_reached) == (86, 20)
+    codes = walk(ALL_ON, bound)
+    stopped = [code for code in codes if simulate(ALL_ON.switches, schedule_of(code, setting))[0].horizon_reached]
+    assert (len(codes), len(stopped)) == (86, 20)
+    assert stopped == [code for code in codes if simulate(ALL_ON.switches, schedule_of(code))[0].last_tick > 12]
+    assert all(isinstance(f, ReportChange) and f.at >= 1 and len(f.sections) >= 3 for (f,) in stopped)
+    (none,) = check([ALL_ON], CheckBound(max_faults=0, horizon=3, setting=dataclasses.replace(setting, horizon=11)))
+    assert (none.schedules, none.horizon_reached) == (1, 1)
+    # the worked example's setting: the guard at t200, which no schedule in the bound reaches
+    (usual,) = check([ALL_ON], CheckBound(max_faults=1, horizon=4))
+    assert (usual.schedules, usual.horizon_reached) == (86, 0)
 
 
 def test_identical_results_for_any_executor_and_worker_count() -> None:

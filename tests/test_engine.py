@@ -354,3 +354,27 @@ def test_a_poster_death_counts_only_a_poster_that_reaches_its_post(point: PostPo
         (10, 2, point.value)
     ]
     assert result.posts_applied == 1 and result.broken == () and result.finished
+
+
+# -- the horizon guard (docs/model.md §5.8: it only guards against a bug in the model) ---------
+def test_the_horizon_guard_stops_a_run_at_its_horizon_and_only_there() -> None:
+    """The worked example ends by itself at t14. With the horizon at t14 it still ends there,
+    quiescent (the guard is not what stopped it); with the horizon at t13 the guard stops it at
+    t13, unfinished, having done exactly what the whole run did by t13."""
+    switches = Switches()
+    example = worked_example(switches)
+    whole, whole_outcome = simulate(switches, example)
+    assert (example.horizon, whole.last_tick, whole.horizon_reached, whole_outcome.finished) == (200, 14, False, True)
+
+    at_end, at_end_outcome = simulate(switches, dataclasses.replace(example, horizon=14))
+    assert (at_end.last_tick, at_end.horizon_reached) == (14, False)
+    assert at_end.events == whole.events and at_end_outcome == whole_outcome
+
+    cut, result = simulate(switches, dataclasses.replace(example, horizon=13))
+    assert (cut.last_tick, cut.horizon_reached, len(cut.states)) == (13, True, 14)
+    assert cut.events == tuple(e for e in whole.events if e.tick <= 13)
+    assert [x._replace(setup=None) for x in cut.states[:13]] == [x._replace(setup=None) for x in whole.states[:13]]
+    last = cut.state_at(13)
+    assert (last.finished, last.last_tick, last.horizon_reached, last.content) == (True, 13, True, whole.content_at(13))
+    fields = result.to_json()
+    assert (fields["horizon_reached"], fields["last_tick"], fields["finished"], fields["violations"]) == (True, 13, False, [])

@@ -135,6 +135,20 @@ def test_coverage_counts_faults_by_kind_and_tick_and_invariants_at_risk() -> Non
     assert all(cov.broken.get(name, 0) == 0 for name in ("wrong-acceptance", "duplicate-effect"))
 
 
+def test_coverage_counts_the_runs_the_horizon_guard_stopped() -> None:
+    """The worked example ends by itself at t14: with the horizon at t13 the guard stops it
+    (counted, and unfinished), at t14 or the usual t200 it does not."""
+    from dataclasses import replace
+
+    from sim.model.schedule import worked_example
+
+    switches = Switches()
+    cov = explore_module.Coverage()
+    for horizon in (13, 14, 200):
+        cov.add(*simulate(switches, replace(worked_example(switches), horizon=horizon)))
+    assert (cov.runs, cov.horizon_reached, cov.unfinished) == (3, 1, 1)
+
+
 def test_ctrl_c_stops_cleanly_and_keeps_what_was_found(tmp_path: Path) -> None:
     def interrupt(runs: int, examples: int, seconds: float, findings: int) -> None:
         raise KeyboardInterrupt

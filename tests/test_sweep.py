@@ -101,6 +101,19 @@ def test_no_run_reaches_the_horizon(runs: tuple[Run, ...]) -> None:
     assert not any(r.outcome.horizon_reached for r in runs)
 
 
+def test_totals_count_the_runs_the_horizon_guard_stopped() -> None:
+    """Run 1 (the worked example, ending by itself at t14) with the horizon at t13, t14 and
+    t200: the totals count the one the guard stopped."""
+    from sim.model.schedule import worked_example
+    from sim.run import simulate
+
+    switches = COMBINATIONS[0]
+    runs = [Run(1, switches, simulate(switches, dataclasses.replace(worked_example(switches), horizon=h))[1])
+            for h in (13, 14, 200)]  # fmt: skip
+    totals = sweep_mod.totals(runs, [])
+    assert (totals["runs"], totals["horizon_reached"], totals["finished"]) == (3, 1, 2)
+
+
 # -- needed --------------------------------------------------------------------------------
 def _only_differs_in(a: Switches, b: Switches, name: str) -> bool:
     return [n for n in SWITCHES if getattr(a, n) is not getattr(b, n)] == [name]
