@@ -35,7 +35,9 @@ class OptionalBuild(build_ext):  # type: ignore[misc]
 
 
 def extensions() -> list[Any]:
-    """mypyc's extensions for `MODULES` (none where mypyc is missing or cannot compile them)."""
+    """mypyc's extensions for `MODULES` (none where mypyc is missing or cannot compile them).
+    The stamp of an earlier build in place goes first: only a build that succeeds stamps."""
+    (HERE / "sim" / declared["STAMP"]).unlink(missing_ok=True)
     if os.environ.get("SIM_BUILD") == "interpreted":
         return []
     try:
