@@ -17,6 +17,10 @@ HERE = Path(__file__).resolve().parent
 declared: dict[str, Any] = runpy.run_path(str(HERE / "sim" / "base" / "compiled.py"))
 
 
+def not_built(error: BaseException) -> None:
+    print(f"sim: the compiled modules were not built ({error}); sim runs interpreted", flush=True)
+
+
 class OptionalBuild(build_ext):  # type: ignore[misc]
     """Build the compiled modules, then stamp them with the listing of the sources they were
     compiled from (each module's digest); a failed build leaves no stamp, so the interpreted modules run."""
@@ -28,7 +32,7 @@ class OptionalBuild(build_ext):  # type: ignore[misc]
         try:
             super().run()
         except Exception as error:  # noqa: BLE001 (no compiler, or it failed: sim runs interpreted)
-            print(f"sim: the compiled modules were not built ({error}); sim runs interpreted", flush=True)
+            not_built(error)
             return
         stamp.parent.mkdir(parents=True, exist_ok=True)
         stamp.write_text(sources)
@@ -44,8 +48,8 @@ def extensions() -> list[Any]:
         from mypyc.build import mypycify
 
         return list(mypycify(list(declared["MODULES"]), group_name=declared["GROUP"]))
-    except (Exception, SystemExit) as error:  # noqa: BLE001
-        print(f"sim: the compiled modules were not built ({error}); sim runs interpreted", flush=True)
+    except (Exception, SystemExit) as error:  # noqa: BLE001 (mypyc's type check failed, or it is missing)
+        not_built(error)
         return []
 
 

@@ -53,8 +53,13 @@ NAMES = frozenset(path[: -len(".py")].replace("/", ".") for path in MODULES)
 _decided: str | None = None
 
 
+def digest(data: bytes) -> str:
+    """The digest the stamp and the written-out forms (`sim.analysis.check.canon`) are checked by."""
+    return blake2b(data, digest_size=16).hexdigest()
+
+
 def fingerprint(path: Path) -> str:
-    return blake2b(path.read_bytes(), digest_size=16).hexdigest()
+    return digest(path.read_bytes())
 
 
 def listing(package: Path) -> str:

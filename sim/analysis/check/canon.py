@@ -39,9 +39,9 @@ with no merging and the schedule enumerator; `tests/test_search.py` runs merged 
 from __future__ import annotations
 
 from collections.abc import Callable
-from hashlib import blake2b
 from typing import Any, get_args, get_origin, get_type_hints
 
+from sim.base.compiled import digest
 from sim.engine.keep import AsContent, Before, Dropped, Form, IsSet, Keep, Kept, Nested, Relative, While, declarations
 from sim.engine.records import Acceptance, Candidate, Feed, JournalRecord, Part, has_called
 from sim.engine.state import AttemptState, State, Status
@@ -367,7 +367,7 @@ def written() -> str:
 
 
 def written_digest(text: str) -> str:
-    return blake2b(text.encode(), digest_size=16).hexdigest()
+    return digest(text.encode())
 
 
 # -- written out from the declarations: do not edit (`written`; a stale copy is never used) -----------
