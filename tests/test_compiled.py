@@ -63,6 +63,16 @@ def test_the_working_copy_follows_a_field_added_to_the_declaration() -> None:
     assert copy.freeze() == (4, 7) and type(copy.freeze()) is namespace["Grown"]
 
 
+def test_working_copies_written_for_other_fields_refuse_to_import() -> None:
+    """The guard at the end of sim/engine/working.py: run as written it imports; against a
+    `State` with other fields (a field added, the file not written again) it refuses."""
+    exec(compile(working_source(), "<working>", "exec"), {"__name__": "working"})  # noqa: S102
+    other = working_source().replace(
+        "_new = tuple.__new__\n", "_new = tuple.__new__\n\nclass State:\n    _fields = ('setup', 'backlog')\n", 1)
+    with pytest.raises(ImportError, match=r"sim/engine/working\.py is stale"):
+        exec(compile(other, "<stale working>", "exec"), {"__name__": "working"})  # noqa: S102
+
+
 # -- a build is used only while it is the sources' ------------------------------------------------
 def fake_build(tmp_path: Path) -> Path:
     """A package with the compiled modules' sources and one module more, a file where each
