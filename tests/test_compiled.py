@@ -23,6 +23,7 @@ from importlib.machinery import EXTENSION_SUFFIXES
 from pathlib import Path
 
 import pytest
+from conftest import rerun_environment
 
 from sim.base import compiled
 from sim.base.compiled import GROUP, MODULES, NAMES, STAMP, Finder, decide, listing
@@ -222,6 +223,14 @@ def test_the_search_on_drawn_settings_is_the_same_compiled_and_interpreted() -> 
     assert len(said[False]) == 41
     for mine, theirs in zip(said[False][1:], said[True][1:], strict=True):
         assert mine == theirs
+
+
+def test_a_test_rerun_interpreted_is_not_held_to_what_ci_asks_of_a_whole_run() -> None:
+    """CI (`.ci/run`) asks a whole run for a browser test that passed and a compiled build; a
+    single test that `conftest.interpreted` reruns in a process of its own cannot show either,
+    and once failed CI for it (the rerun passed, its session did not)."""
+    ci = {"PATH": "/usr/bin", "SIM_REQUIRE_BROWSER": "1", "SIM_REQUIRE_COMPILED": "1", "SIM_COMPILED": "1"}
+    assert rerun_environment(ci) == {"PATH": "/usr/bin", "SIM_COMPILED": "0"}
 
 
 # -- the canonical forms written out ---------------------------------------------------------------
