@@ -121,6 +121,7 @@ def test_the_finder_imports_the_source_unless_compiled(monkeypatch: pytest.Monke
     spec = Finder().find_spec("sim.engine.rules", where)
     assert spec is not None and spec.origin == str(PACKAGE / "engine" / "rules.py")
     assert Finder().find_spec("sim.engine.state", where) is None  # not a compiled module: the usual finders
+    assert Finder().find_spec("sim.native__mypyc", [str(PACKAGE)]) is None  # the shared library: no source
     monkeypatch.setattr(compiled, "_decided", "compiled")
     assert Finder().find_spec("sim.engine.rules", where) is None  # the usual finders: the compiled file first
     assert NAMES == {"sim.engine.working", "sim.engine.rules", "sim.engine.keep", "sim.analysis.check.canon",
@@ -132,7 +133,8 @@ def mode_of(package_parent: Path, env: dict[str, str] | None = None) -> list[str
     each compiled module came from."""
     code = ("import sim.analysis.check.search, sim.engine.rules, sim.engine.keep\n"
             "from sim.base.compiled import NAMES, mode\nimport sys\n"
-            "print(mode())\nfor name in sorted(NAMES): print(sys.modules[name].__file__)")  # fmt: skip
+            "print(mode())\nfor name in sorted(NAMES): print(sys.modules[name].__file__)\n"
+            "import os, importlib\nif os.environ.get('SIM_SHOW'): print(importlib.import_module(os.environ['SIM_SHOW']).__file__)")  # fmt: skip
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                           env={**os.environ, **(env or {}), "PYTHONPATH": str(package_parent)}, cwd=package_parent)  # fmt: skip
     return done.stdout.splitlines()
@@ -145,6 +147,11 @@ def test_a_stale_copy_of_the_build_runs_interpreted_in_a_real_process(tmp_path: 
     assert fresh[0] == "compiled" and all(f.endswith(EXTENSION_SUFFIXES[0]) for f in fresh[1:]), fresh
     off = mode_of(tmp_path, {"SIM_COMPILED": "0"})
     assert off[0] == "interpreted (SIM_COMPILED=0)" and all(f.endswith(".py") for f in off[1:]), off
+    # a compiled file another build left beside a module this build does not compile (here not
+    # even a module: importing it would fail) is never imported, compiled or not
+    stray = tmp_path / "sim" / "engine" / ("records" + EXTENSION_SUFFIXES[0])
+    shutil.copyfile(tmp_path / "sim" / "engine" / ("keep" + EXTENSION_SUFFIXES[0]), stray)
+    assert mode_of(tmp_path, {"SIM_SHOW": "sim.engine.records"}) == [*fresh, str(tmp_path / "sim" / "engine" / "records.py")]
     state = tmp_path / "sim" / "engine" / "state.py"  # interpreted, but its layout is compiled in
     state.write_text(state.read_text() + "\n# an edit after the build\n")
     stale = mode_of(tmp_path)

@@ -109,12 +109,19 @@ def mode() -> str:
 
 class Finder(MetaPathFinder):
     """Imports each module of `NAMES` from its source unless `mode()` is "compiled" (then the
-    ordinary finders find the compiled file first, as they always do)."""
+    ordinary finders find the compiled file first, as they always do). Any other module of
+    `sim` with a compiled file beside its source (left by a build whose `MODULES` named it:
+    another commit's) is imported from its source too, never from that file."""
 
     def find_spec(self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None) -> ModuleSpec | None:
-        if fullname not in NAMES or mode() == "compiled" or not path:
+        if not path or not fullname.startswith("sim."):
             return None
-        return spec_from_file_location(fullname, os.path.join(path[0], fullname.rpartition(".")[2] + ".py"))
+        source = os.path.join(path[0], fullname.rpartition(".")[2] + ".py")
+        if fullname in NAMES:
+            return None if mode() == "compiled" else spec_from_file_location(fullname, source)
+        if any(os.path.isfile(source[: -len(".py")] + suffix) for suffix in EXTENSION_SUFFIXES):
+            return spec_from_file_location(fullname, source) if os.path.isfile(source) else None
+        return None
 
 
 def install() -> None:
