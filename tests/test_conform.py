@@ -13,6 +13,7 @@ reports/conformance.* hold what a fresh run measures (versions aside).
 from __future__ import annotations
 
 import json
+import re
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -114,7 +115,12 @@ def test_committed_reports_hold_what_a_fresh_run_measures(runs: dict[str, tuple[
 
 def test_the_command_writes_its_reports_and_one_json_document(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["conform", "langgraph", "--fault", "crash", "--json", "--out", str(tmp_path)]) == 0
-    doc = json.loads(capsys.readouterr().out)
+    said = capsys.readouterr()
+    doc = json.loads(said.out)
+    # one progress line for its one engine run, then where the reports went
+    first, second = said.err.splitlines()
+    assert re.fullmatch(r"sim conform: run 1 of 1: langgraph, crash, \d+ s \(\d+\.\d min so far\)", first), first
+    assert second.startswith("wrote ")
     assert doc["engine"] == "langgraph" and [f["fault"] for f in doc["faults"]] == ["crash"]
     assert isinstance(doc["faults"][0]["seconds"], float)
     written = json.loads((tmp_path / "conformance.json").read_text())
@@ -229,3 +235,19 @@ def test_sigkill_of_sim_conform_takes_every_process_it_started(tmp_path: Path, p
     live_folder = tmp_path / f"{harness.RUN_FOLDER_PREFIX}{os.getpid()}-abc"
     live_folder.mkdir()  # a live run's folder is left alone
     assert harness.clean_run_folders(tmp_path) == [] and live_folder.exists()
+
+
+def test_progress_lines_count_the_runs_planned_and_say_when_shrinking_runs_more(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from sim.commands.conform import RunLines
+
+    lines = RunLines(2)
+    with harness.watched(lines):
+        for fault in ("crash", "zombie", "crash"):
+            for callback in harness._watchers:
+                callback("dbos", fault, 6.4)
+    assert harness._watchers == []  # let go at the end of `watched`
+    said = [re.sub(r" \(\d+\.\d min so far\)$", "", line) for line in capsys.readouterr().err.splitlines()]
+    assert said == ["sim conform: run 1 of 2: dbos, crash, 6 s", "sim conform: run 2 of 2: dbos, zombie, 6 s",
+                    "sim conform: run 3 (2 planned, the rest shrinking a disagreement): dbos, crash, 6 s"]  # fmt: skip

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
 import click
 
 from sim.commands.common import duration_words, emit_json, folder_value, gate_long_work, yes_option
-from sim.conform import outputs
+from sim.conform import harness, outputs
 from sim.conform.engines import ENGINES
 from sim.conform.harness import FAULTS, conform as run_conform, require
 from sim.conform.report import JSON_HEAD, TITLE, markdown, report_json, text
@@ -51,7 +53,8 @@ def conform(
         _one_engine_only(every, faults, explore, schedule)
         if out is not None:
             raise click.UsageError("--schedule writes no file: no --out")
-        return replayed(names[0], schedule, runs or 1, as_json)
+        with harness.watched(RunLines(runs or 1)):
+            return replayed(names[0], schedule, runs or 1, as_json)
     if explore is not None and not every:
         _one_engine_only(every, faults, explore, schedule)
         return explored(names[0], explore, seed, runs or 3, jobs, as_json, out, yes)
@@ -67,9 +70,10 @@ def _one_engine_only(every: bool, faults: tuple[str, ...], explore: int | None, 
                                "or each other")  # fmt: skip
 
 
-def _gate(names: list[str], fixed: int, drawn: int, runs: int, jobs: int, yes: bool, said: bool) -> None:
+def _gate(names: list[str], fixed: int, drawn: int, runs: int, jobs: int, yes: bool, said: bool) -> int:
     """Before any engine runs: the work's estimate (said on stderr when `said`: an exploration),
-    and, past an hour, a refusal without --yes (as `sim explore` and `sim check` do)."""
+    and, past an hour, a refusal without --yes (as `sim explore` and `sim check` do); the
+    engine runs it counts (shrinking aside)."""
     from sim.conform.explore import SHRINK_RUNS, estimate
 
     guess = estimate(names, fixed, drawn, runs, jobs)
@@ -82,6 +86,27 @@ def _gate(names: list[str], fixed: int, drawn: int, runs: int, jobs: int, yes: b
         click.echo(f"sim conform: {guess.runs:,} engine runs, estimated {duration_words(guess.seconds)} ({per} a run, "
                    f"{guess.at_once} at a time); each disagreement adds at most {SHRINK_RUNS + runs} runs "
                    "(shrunk, then saved)", err=True)  # fmt: skip
+    return guess.runs
+
+
+class RunLines:
+    """A line on stderr after each engine run: how many of the runs counted before the start
+    (shrinking a disagreement runs more), which, how long it took and the time so far."""
+
+    def __init__(self, total: int) -> None:
+        self.total = total
+        self.done = 0
+        self.began = time.monotonic()
+        self.lock = threading.Lock()  # `-j N` runs faults in threads
+
+    def __call__(self, engine: str, fault: str, seconds: float) -> None:
+        with self.lock:
+            self.done += 1
+            so_far = time.monotonic() - self.began
+            which = (f"{self.done:,} of {self.total:,}" if self.done <= self.total
+                     else f"{self.done:,} ({self.total:,} planned, the rest shrinking a disagreement)")  # fmt: skip
+            click.echo(f"sim conform: run {which}: {engine}, {fault}, {seconds:.0f} s ({so_far / 60:.1f} min so far)",
+                       err=True)  # fmt: skip
 
 
 def _run(names: list[str], every: bool, faults: tuple[str, ...], jobs: int, runs: int,
@@ -97,13 +122,14 @@ def _run(names: list[str], every: bool, faults: tuple[str, ...], jobs: int, runs
             prepare_out(folder)
             outputs.check_explore_out(folder, name, schedules=False)
         fixed = len([f for f in FAULTS if not faults or f.name in faults])
-        _gate(names, fixed, 0 if explore is None else explore[0], runs, jobs, yes, said=explore is not None)
+        total = _gate(names, fixed, 0 if explore is None else explore[0], runs, jobs, yes, said=explore is not None)
         docs = []
-        for name in names:
-            doc = _engine_doc(name, faults, jobs, runs, explore, folders.get(name))
-            docs.append(doc)
-            if not as_json:
-                click.echo(text(doc))
+        with harness.watched(RunLines(total)):
+            for name in names:
+                doc = _engine_doc(name, faults, jobs, runs, explore, folders.get(name))
+                docs.append(doc)
+                if not as_json:
+                    click.echo(text(doc))
         if as_json:
             emit_json(docs[0] if len(docs) == 1 and not every else {"engines": docs})
         if out is not None:
@@ -178,8 +204,9 @@ def explored(engine: str, count: int, seed: int, runs: int, jobs: int, as_json: 
     with outputs.unused_removed(folder):
         prepare_out(folder)
         outputs.check_explore_out(folder, engine, schedules=True)
-        _gate([engine], 0, count, runs, jobs, yes, said=True)
-        doc = run_explore(engine, count, seed, folder, runs=runs, jobs=jobs)
+        total = _gate([engine], 0, count, runs, jobs, yes, said=True)
+        with harness.watched(RunLines(total)):
+            doc = run_explore(engine, count, seed, folder, runs=runs, jobs=jobs)
     return _print(doc, as_json)
 
 

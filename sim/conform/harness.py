@@ -397,8 +397,32 @@ def clean_run_folders(root: Path | None = None) -> list[str]:
     return removed
 
 
+#: called after every engine run (`observe`) with the engine's name, the fault's and the run's
+#: seconds, while `watched` holds them: `sim conform`'s progress lines
+_watchers: list[Callable[[str, str, float], None]] = []
+
+
+@contextmanager
+def watched(callback: Callable[[str, str, float], None]) -> Iterator[None]:
+    """Within it, `callback(engine, fault, seconds)` after each engine run, from whichever
+    thread ran it."""
+    _watchers.append(callback)
+    try:
+        yield
+    finally:
+        _watchers.remove(callback)
+
+
 def observe(engine: Engine, fault: Fault, workdir: Path, on_start: Callable[[list[int]], None] | None = None) -> Observed:
     """Run `fault` on `engine` in `workdir` (empty) and read the figures."""
+    began = time.monotonic()
+    observed = _observe(engine, fault, workdir, on_start)
+    for callback in list(_watchers):
+        callback(engine.name, fault.name, time.monotonic() - began)
+    return observed
+
+
+def _observe(engine: Engine, fault: Fault, workdir: Path, on_start: Callable[[list[int]], None] | None) -> Observed:
     app.prepare(workdir)
     plan: dict[str, list[str]] = {}
     for hit in fault.schedule.hits:
