@@ -119,7 +119,7 @@ def test_the_command_writes_its_reports_and_one_json_document(tmp_path: Path, ca
     doc = json.loads(said.out)
     # one progress line for its one engine run, then where the reports went
     first, second = said.err.splitlines()
-    assert re.fullmatch(r"sim conform: run 1 of 1: langgraph, crash, \d+ s \(\d+\.\d min so far\)", first), first
+    assert re.fullmatch(r"sim conform: run 1 of 1: langgraph, crash, \d+ s \(\d+ s so far\)", first), first
     assert second.startswith("wrote ")
     assert doc["engine"] == "langgraph" and [f["fault"] for f in doc["faults"]] == ["crash"]
     assert isinstance(doc["faults"][0]["seconds"], float)
@@ -248,6 +248,6 @@ def test_progress_lines_count_the_runs_planned_and_say_when_shrinking_runs_more(
             for callback in harness._watchers:
                 callback("dbos", fault, 6.4)
     assert harness._watchers == []  # let go at the end of `watched`
-    said = [re.sub(r" \(\d+\.\d min so far\)$", "", line) for line in capsys.readouterr().err.splitlines()]
+    said = [re.sub(r" \(\d+ s so far\)$", "", line) for line in capsys.readouterr().err.splitlines()]
     assert said == ["sim conform: run 1 of 2: dbos, crash, 6 s", "sim conform: run 2 of 2: dbos, zombie, 6 s",
                     "sim conform: run 3 (2 planned, the rest shrinking a disagreement): dbos, crash, 6 s"]  # fmt: skip
