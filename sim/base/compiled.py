@@ -116,10 +116,11 @@ class Finder(MetaPathFinder):
     def find_spec(self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None) -> ModuleSpec | None:
         if not path or not fullname.startswith("sim."):
             return None
-        source = os.path.join(path[0], fullname.rpartition(".")[2] + ".py")
+        leaf = os.path.join(path[0], fullname.rpartition(".")[2])
+        source = leaf + ".py"
         if fullname in NAMES:
             return None if mode() == "compiled" else spec_from_file_location(fullname, source)
-        if any(os.path.isfile(source[: -len(".py")] + suffix) for suffix in EXTENSION_SUFFIXES):
+        if any(os.path.isfile(leaf + suffix) for suffix in EXTENSION_SUFFIXES):
             return spec_from_file_location(fullname, source) if os.path.isfile(source) else None
         return None
 

@@ -105,8 +105,8 @@ class RunLines:
             so_far = time.monotonic() - self.began
             which = (f"{self.done:,} of {self.total:,}" if self.done <= self.total
                      else f"{self.done:,} ({self.total:,} planned, the rest shrinking a disagreement)")  # fmt: skip
-            total = f"{so_far:.0f} s" if so_far < 90 else f"{so_far / 60:.1f} min"
-            click.echo(f"sim conform: run {which}: {engine}, {fault}, {seconds:.0f} s ({total} so far)", err=True)
+            elapsed = f"{so_far:.0f} s" if so_far < 90 else f"{so_far / 60:.1f} min"
+            click.echo(f"sim conform: run {which}: {engine}, {fault}, {seconds:.0f} s ({elapsed} so far)", err=True)
 
 
 def _run(names: list[str], every: bool, faults: tuple[str, ...], jobs: int, runs: int,

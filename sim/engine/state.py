@@ -452,11 +452,9 @@ def working_source() -> str:
         '`tests/test_compiled.py` fails while it differs from what that writes."""\n\n'
         f"from __future__ import annotations\n\nfrom typing import ClassVar\n\n{imports}\n_new = tuple.__new__\n"
     )
-    check = "".join(
-        f"\n\nif {cls.__name__}._fields != Working{cls.__name__}.FIELDS:\n"
-        f'    raise ImportError("sim/engine/working.py is stale: run `python -m sim.engine.state` to write it again")\n'
-        for cls in (State, AttemptState)
-    )  # fmt: skip
+    differ = " or ".join(f"{cls.__name__}._fields != Working{cls.__name__}.FIELDS" for cls in (State, AttemptState))
+    check = (f"\n\nif {differ}:\n"
+             '    raise ImportError("sim/engine/working.py is stale: run `python -m sim.engine.state` to write it again")\n')  # fmt: skip
     return head + "".join(f"\n\n{working_class_source(cls)}" for cls in (State, AttemptState)) + check
 
 

@@ -129,9 +129,5 @@ class WorkingAttemptState:
         ))
 
 
-if State._fields != WorkingState.FIELDS:
-    raise ImportError("sim/engine/working.py is stale: run `python -m sim.engine.state` to write it again")
-
-
-if AttemptState._fields != WorkingAttemptState.FIELDS:
+if State._fields != WorkingState.FIELDS or AttemptState._fields != WorkingAttemptState.FIELDS:
     raise ImportError("sim/engine/working.py is stale: run `python -m sim.engine.state` to write it again")
