@@ -64,14 +64,44 @@ def test_the_working_copy_follows_a_field_added_to_the_declaration() -> None:
     assert copy.freeze() == (4, 7) and type(copy.freeze()) is namespace["Grown"]
 
 
-def test_working_copies_written_for_other_fields_refuse_to_import() -> None:
+@pytest.mark.parametrize("other", [
+    "class State:\n    _fields = ('setup', 'backlog')\n",  # a field added to State, the file not written again
+    "class Part:\n    _fields = ('result', 'content', 'truth', 'cost')\n",  # to a record the rules make
+    "from enum import Enum\nStatus = Enum('Status', 'RUNNING UNKNOWN FENCED REFUSED DONE PAUSED')\n",  # a member added
+])  # fmt: skip
+def test_working_copies_written_for_others_refuse_to_import(other: str) -> None:
     """The guard at the end of sim/engine/working.py: run as written it imports; against a
-    `State` with other fields (a field added, the file not written again) it refuses."""
+    record with other fields, or an enum with other members, it refuses."""
     exec(compile(working_source(), "<working>", "exec"), {"__name__": "working"})  # noqa: S102
-    other = working_source().replace(
-        "_new = tuple.__new__\n", "_new = tuple.__new__\n\nclass State:\n    _fields = ('setup', 'backlog')\n", 1)
+    marker = "_new: Final = tuple.__new__\n"
+    assert marker in working_source()
+    stale = working_source().replace(marker, f"{marker}\n{other}", 1)
     with pytest.raises(ImportError, match=r"sim/engine/working\.py is stale"):
-        exec(compile(other, "<stale working>", "exec"), {"__name__": "working"})  # noqa: S102
+        exec(compile(stale, "<stale working>", "exec"), {"__name__": "working"})  # noqa: S102
+
+
+def test_the_members_and_makers_are_the_enums_and_records() -> None:
+    """The rules read `Status.RUNNING` from `StatusMembers` and make a `Part` with `new_Part`:
+    every member is the enum's own, every record made equals the NamedTuple's, of its type."""
+    from sim.engine import working
+    from sim.engine.records import PLAIN, Acceptance, Candidate, JournalRecord, Part, Truth
+    from sim.engine.state import Status
+    from sim.model.events import Kind
+    from sim.model.faults import Moment
+
+    for enum in (Kind, Moment, Status):
+        members = getattr(working, f"{enum.__name__}Members")
+        assert members.MEMBERS == tuple(enum.__members__)
+        assert all(getattr(members, m.name) is m for m in enum)
+    truth = working.new_Truth(True, ((1, 2, False),), False, 1)
+    made = [(truth, Truth(True, ((1, 2, False),), False, 1)),
+            (working.new_Part("s1@2", 3, PLAIN), Part("s1@2", 3)),
+            (working.new_JournalRecord("s1@2", 3, 2, truth), JournalRecord("s1@2", 3, 2, truth)),
+            (working.new_Candidate("d2", 2, 5, (Part("s1@2", 3),), None, 7), Candidate("d2", 2, 5, (Part("s1@2", 3),), None, 7)),
+            (working.new_Acceptance("d2", 1, 8), Acceptance("d2", 1, 8))]  # fmt: skip
+    for record, expected in made:
+        assert record == expected and type(record) is type(expected)
+    assert working.new_Part("s1@2", 3, truth) != Part("s1@2", 3)  # the comparison can fail
 
 
 # -- a build is used only while it is the sources' ------------------------------------------------

@@ -29,17 +29,15 @@ fields are the records' own, derived from the declarations of `sim.engine.state`
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, Protocol, TypeVar
+from typing import Any, Final, Protocol, TypeVar, cast
 
 from sim.engine import order
 from sim.engine.records import (
-    Acceptance,
     Candidate,
     JournalKey,
     JournalRecord,
     Part,
     PLAIN,
-    Truth,
     effect_key,
     extended_key,
     has_called,
@@ -56,7 +54,6 @@ from sim.engine.state import (
     Held,
     Setup,
     State,
-    Status,
     find_candidate,
 )
 from sim.model.faults import (
@@ -65,7 +62,6 @@ from sim.model.faults import (
     Fault,
     Hold,
     Loss,
-    Moment,
     Mutation,
     NewContent,
     PostPoint,
@@ -77,10 +73,20 @@ from sim.model.faults import (
 )
 from sim.model.switches import Key, Rule
 from sim.engine.working import WorkingAttemptState, WorkingState
-from sim.engine.trace import Event, Kind, quoted
+from sim.engine.trace import Event, quoted
+from sim.engine.trace import Kind as EventKind
+from sim.model.faults import Moment as FaultMoment
 
-_new = tuple.__new__
-NO_EVENTS: tuple[Event, ...] = ()
+#: the rules read the members of `Kind`, `Moment` and `Status` on every tick: from these classes
+#: of their members, compiled as constants (the generated `sim.engine.working`), rather than
+#: from the enums, where each is a lookup through the metaclass's `__getattr__` (docs/compiled.md)
+from sim.engine.working import KindMembers as Kind, MomentMembers as Moment, StatusMembers as Status
+#: and make the records without their NamedTuples' Python-level `__new__` (generated there too)
+from sim.engine.working import new_Acceptance, new_Candidate, new_JournalRecord, new_Part, new_Truth
+
+#: module constants are `Final`: compiled, each is read from a C static rather than looked up by name
+_new: Final = tuple.__new__
+NO_EVENTS: Final[tuple[Event, ...]] = ()
 Step = tuple[State, Sequence[Event]]
 Steps = list[tuple[int, Part | None]]
 
@@ -99,13 +105,13 @@ def directed(fault: Fault | None, kind: type[D], default: D | None = None) -> D:
 
 
 #: the SEND moment's directive when no fault matches: the request reaches the feed once
-ONE_COPY = Copies(1)
+ONE_COPY: Final = Copies(1)
 
 
 class Faults(Protocol):
     """The fault schedule as the engine consults it (`sim.engine.world.World` is one)."""
 
-    def consult(self, tick: int, moment: Moment, where: tuple[int, ...]) -> Fault | None: ...
+    def consult(self, tick: int, moment: FaultMoment, where: tuple[int, ...]) -> Fault | None: ...
 
 
 class Draft(WorkingState):
@@ -122,7 +128,7 @@ class Draft(WorkingState):
     def done(self) -> Step:
         return self.freeze(), self.events
 
-    def log(self, tick: int, kind: Kind, attempt: int | None, detail: dict[str, Any]) -> None:
+    def log(self, tick: int, kind: EventKind, attempt: int | None, detail: dict[str, Any]) -> None:
         # tuple.__new__ builds the same Event without the NamedTuple's Python-level __new__
         self.events.append(_new(Event, (tick, kind, attempt, detail)))
 
@@ -203,7 +209,7 @@ def journal_steps(d: Draft, w: Worker, steps: Steps) -> None:
             key = extended_key(i, part.content, extra + ((truth.code,) if setup.journal_code else ()))
         else:
             key = extended_key(i, None, (truth.code,) if setup.journal_code else ())
-        d.journal = put_pair(d.journal, key, JournalRecord(part.result, part.content, w.n, truth))
+        d.journal = put_pair(d.journal, key, new_JournalRecord(part.result, part.content, w.n, truth))
 
 
 def step_key(d: Draft, w: Worker, i: int) -> JournalKey:
@@ -557,7 +563,7 @@ def finish(d: Draft, w: Worker, t: int, action: Held) -> int | None:
 
 
 def assemble(d: Draft, w: Worker, t: int) -> int | None:
-    candidate = Candidate(
+    candidate = new_Candidate(
         digest=f"d{w.n}",
         attempt=w.n,
         token=w.token,
@@ -585,7 +591,7 @@ def restore(d: Draft, w: Worker, t: int, i: int) -> bool | None:
     if d.setup.strict and record.truth.code != w.code:
         d.log(t, Kind.REPLAY_FAILED, w.n, {"step": i + 1, "recorded": record.truth.code + 1, "code": w.code + 1})
         return None
-    w.results = w.results[:i] + (Part(record.result, record.content, record.truth),) + w.results[i + 1:]
+    w.results = w.results[:i] + (new_Part(record.result, record.content, record.truth),) + w.results[i + 1:]
     d.restored += 1
     d.log(t, Kind.RESTORED, w.n, {"step": i + 1, "result": record.result, "by": record.attempt, "content": record.content})
     return True
@@ -607,7 +613,7 @@ def compute(d: Draft, w: Worker, t: int, i: int) -> Part:
         also = ((i + 1, snapshot[i + 1], (i + 1, snapshot[i + 1]) in mutated),)
     fault = d.faults.consult(t, Moment.CALL, (w.n, i + 1))
     wrong = fault is not None and directed(fault, Wrong) == WRONG
-    part = Part(result_id(i, w.n), content, Truth(changed, also, wrong, w.code))
+    part = new_Part(result_id(i, w.n), content, new_Truth(changed, also, wrong, w.code))
     detail: dict[str, Any] = {"step": i + 1, "result": part.result, "content": content}
     calls = d.setup.calls[i] if d.setup.calls else 1
     if calls != 1:  # a workflow's step of no model call, or of several (the article's: one)
@@ -800,7 +806,7 @@ def assess(state: State, t: int, faults: Faults) -> Step:
         producer = Worker(d.attempts[c.attempt - 1])
         if reason is None:
             version = d.version if d.setup.pins else None
-            d.acceptances = d.acceptances + (Acceptance(c.digest, version, t),)
+            d.acceptances = d.acceptances + (new_Acceptance(c.digest, version, t),)
             d.last_acceptance = t
             producer.verdict = (True, t)
             d.put(producer.freeze())
@@ -995,7 +1001,8 @@ def end_of_tick(state: State, t: int) -> State:
         return state._replace(finished=True, last_tick=t)
     if t >= state.setup.horizon:
         return state._replace(finished=True, last_tick=t, horizon_reached=True)
-    return _new(State, state[:-1] + (t + 1,))  # state._replace(tick=t + 1), faster
+    fields = cast("tuple[object, ...]", state)  # as a tuple of any length: compiled, not unboxed field by field
+    return _new(State, fields[:-1] + (t + 1,))  # state._replace(tick=t + 1), faster
 
 
 def controller(state: State, t: int, faults: Faults) -> Step:
@@ -1054,14 +1061,14 @@ def run_tick(state: State, t: int, faults: Faults) -> tuple[State, list[Event]]:
 
 
 #: the phases of a tick, in the order `sim.engine.order` gives
-TICK_PHASES: tuple[Callable[[State, int, Faults], Step], ...] = tuple(globals()[name] for name in order.PHASES)
+TICK_PHASES: Final[tuple[Callable[[State, int, Faults], Step], ...]] = tuple(globals()[name] for name in order.PHASES)
 
 #: the controller's steps, in the order `sim.engine.order` gives
-CONTROLLER_STEPS: tuple[Callable[[State, int, Faults], Step], ...] = tuple(
+CONTROLLER_STEPS: Final[tuple[Callable[[State, int, Faults], Step], ...]] = tuple(
     globals()[name] for name in order.CONTROLLER_STEPS
 )
 
 #: the step of the worker's program each phase names (docs/model.md §5.4)
-PROGRAM: dict[str, Callable[[Draft, Worker, int, Stall | None], int | None]] = {
+PROGRAM: Final[dict[str, Callable[[Draft, Worker, int, Stall | None], int | None]]] = {
     STEPS: do_steps, ASSEMBLE: do_assemble, WAIT: do_wait, POST: do_post,
 }  # fmt: skip

@@ -435,27 +435,67 @@ def attribute_type(annotation: Any, names: set[str] | None = None) -> str:
 def working_source() -> str:
     """The module `sim/engine/working.py`, derived from the fields of `State` and `AttemptState`
     (`tests/test_compiled.py` fails while the file differs from it)."""
-    used = {"State", "AttemptState"}
-    for cls in (State, AttemptState):
+    used = {"State", "AttemptState", *(cls.__name__ for cls in MADE)}
+    for cls in (State, AttemptState, *MADE):
         for annotation in cls.__annotations__.values():
             attribute_type(annotation, used)
     by_module: dict[str, list[str]] = {}
     for name in sorted(used - {"int", "str", "bool", "float", "tuple", "None"}):
-        home = getattr(globals()[name], "__module__", "")  # a type alias has none of its own
+        home = getattr(globals().get(name, vars(records).get(name)), "__module__", "")  # a type alias has none of its own
         if not home.startswith("sim."):
             home = "sim.engine.records" if name in vars(records) else "sim.engine.state"
         by_module.setdefault(home, []).append(name)
     imports = "".join(f"from {home} import {', '.join(names)}\n" for home, names in sorted(by_module.items()))
+    from sim.model.events import Kind  # only when the working copies are written out
+
+    enums: tuple[type[Enum], ...] = (Kind, Moment, Status)  # the enums whose members the rules read on every tick
+    homes = {enum: "sim.engine.state" if enum.__module__ == "__main__" else enum.__module__ for enum in enums}
+    imports += "".join(f"from {homes[enum]} import {enum.__name__}\n" for enum in enums if enum.__name__ not in used)
     head = (
-        '"""The rules\' working copies of `State` and `AttemptState` (`rules.Draft`, `rules.Worker`).\n\n'
+        '"""The rules\' working copies of `State` and `AttemptState` (`rules.Draft`, `rules.Worker`), and the\n'
+        "members of the enums they read, as constants.\n\n"
         "Generated from the fields of `sim.engine.state` by `python -m sim.engine.state`: do not edit;\n"
         '`tests/test_compiled.py` fails while it differs from what that writes."""\n\n'
-        f"from __future__ import annotations\n\nfrom typing import ClassVar\n\n{imports}\n_new = tuple.__new__\n"
+        f"from __future__ import annotations\n\nfrom typing import ClassVar, Final\n\n{imports}\n_new: Final = tuple.__new__\n"
     )
-    differ = " or ".join(f"{cls.__name__}._fields != Working{cls.__name__}.FIELDS" for cls in (State, AttemptState))
-    check = (f"\n\nif {differ}:\n"
+    differ = [f"{cls.__name__}._fields != Working{cls.__name__}.FIELDS" for cls in (State, AttemptState)]
+    differ += [f"{cls.__name__}._fields != {cls._fields!r}" for cls in MADE]  # type: ignore[attr-defined]
+    differ += [f"tuple({enum.__name__}.__members__) != {enum.__name__}Members.MEMBERS" for enum in enums]
+    check = ("\n\nif (\n    " + "\n    or ".join(differ) + "\n):\n"
              '    raise ImportError("sim/engine/working.py is stale: run `python -m sim.engine.state` to write it again")\n')  # fmt: skip
-    return head + "".join(f"\n\n{working_class_source(cls)}" for cls in (State, AttemptState)) + check
+    members = "".join(f"\n\n{members_source(enum, homes[enum])}" for enum in enums)
+    makers = "".join(f"\n\n{maker_source(cls)}" for cls in MADE)
+    return head + "".join(f"\n\n{working_class_source(cls)}" for cls in (State, AttemptState)) + makers + members + check
+
+
+#: the records the rules make on every tick, each by a function written out for it (`maker_source`)
+MADE: tuple[type, ...] = (records.Truth, Part, JournalRecord, Candidate, Acceptance)
+
+
+def maker_source(cls: type) -> str:
+    """`new_Part(...)`: the record made without its NamedTuple's Python-level `__new__` (a call
+    into the interpreter for each record the rules make), every field given."""
+    hints = cls.__annotations__
+    fields = cls._fields  # type: ignore[attr-defined]
+    params = ", ".join(f"{name}: {attribute_type(hints[name])}" for name in fields)
+    return (f"def new_{cls.__name__}({params}) -> {cls.__name__}:\n"
+            f'    """`{cls.__name__}(...)`, every field given (generated)."""\n'
+            f"    return _new({cls.__name__}, ({', '.join(fields)},))\n")  # fmt: skip
+
+
+def members_source(enum: type[Enum], home: str) -> str:
+    """A class of the enum's members as constants (`StatusMembers`), which the rules import in
+    the enum's place (`Status`) where they read its members: compiled, `Status.RUNNING` is then a C static rather than a lookup through
+    the metaclass of every `Enum`, which defines `__getattr__` (docs/compiled.md)."""
+    import textwrap  # only when the working copies are written out
+
+    name = enum.__name__
+    listed = textwrap.wrap(", ".join(repr(m.name) for m in enum) + ",", 110, initial_indent=" " * 8, subsequent_indent=" " * 8)
+    lines = [f"class {name}Members:", f'    """The members of `{home}.{name}`, as constants (generated)."""', "",
+             "    #: the members it was written for (at import, an enum with others refuses it)",
+             "    MEMBERS: ClassVar[tuple[str, ...]] = (\n" + "\n".join(listed) + "\n    )", ""]  # fmt: skip
+    lines += [f"    {member.name}: Final = {name}.{member.name}" for member in enum]
+    return "\n".join(lines) + "\n"
 
 
 def input_ticks(schedule: Schedule) -> list[int]:

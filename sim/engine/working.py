@@ -1,16 +1,19 @@
-"""The rules' working copies of `State` and `AttemptState` (`rules.Draft`, `rules.Worker`).
+"""The rules' working copies of `State` and `AttemptState` (`rules.Draft`, `rules.Worker`), and the
+members of the enums they read, as constants.
 
 Generated from the fields of `sim.engine.state` by `python -m sim.engine.state`: do not edit;
 `tests/test_compiled.py` fails while it differs from what that writes."""
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import ClassVar, Final
 
-from sim.engine.records import Acceptance, Candidate, Feed, JournalKey, JournalRecord, Part
+from sim.engine.records import Acceptance, Candidate, Feed, JournalKey, JournalRecord, Part, Truth
 from sim.engine.state import AttemptState, Held, Setup, State, Status
+from sim.model.events import Kind
+from sim.model.faults.base import Moment
 
-_new = tuple.__new__
+_new: Final = tuple.__new__
 
 
 class WorkingState:
@@ -129,5 +132,111 @@ class WorkingAttemptState:
         ))
 
 
-if State._fields != WorkingState.FIELDS or AttemptState._fields != WorkingAttemptState.FIELDS:
+def new_Truth(changed: bool, also: tuple[tuple[int, int, bool], ...], wrong: bool, code: int) -> Truth:
+    """`Truth(...)`, every field given (generated)."""
+    return _new(Truth, (changed, also, wrong, code,))
+
+
+def new_Part(result: str, content: int, truth: Truth) -> Part:
+    """`Part(...)`, every field given (generated)."""
+    return _new(Part, (result, content, truth,))
+
+
+def new_JournalRecord(result: str, content: int, attempt: int, truth: Truth) -> JournalRecord:
+    """`JournalRecord(...)`, every field given (generated)."""
+    return _new(JournalRecord, (result, content, attempt, truth,))
+
+
+def new_Candidate(digest: str, attempt: int, token: int, parts: tuple[Part, ...], pin: int | None, tick: int) -> Candidate:
+    """`Candidate(...)`, every field given (generated)."""
+    return _new(Candidate, (digest, attempt, token, parts, pin, tick,))
+
+
+def new_Acceptance(digest: str, version: int | None, tick: int) -> Acceptance:
+    """`Acceptance(...)`, every field given (generated)."""
+    return _new(Acceptance, (digest, version, tick,))
+
+
+class KindMembers:
+    """The members of `sim.model.events.Kind`, as constants (generated)."""
+
+    #: the members it was written for (at import, an enum with others refuses it)
+    MEMBERS: ClassVar[tuple[str, ...]] = (
+        'REPORT_CHANGED', 'ADMITTED', 'SILENT', 'WOKE', 'COMPUTED', 'RESTORED', 'WRITE', 'FENCED', 'ACCEPTED',
+        'REFUSED', 'STOPPED', 'UNKNOWN', 'SENT', 'FEED', 'DIED', 'DONE', 'NEWSLETTER', 'LOST', 'UNHEARD',
+        'EXPIRED', 'RETRACTED', 'MUTATED', 'CODE_CHANGED', 'REPLAY_FAILED', 'CONTROLLER_DOWN',
+        'CONTROLLER_UP', 'ADOPTED',
+    )
+
+    REPORT_CHANGED: Final = Kind.REPORT_CHANGED
+    ADMITTED: Final = Kind.ADMITTED
+    SILENT: Final = Kind.SILENT
+    WOKE: Final = Kind.WOKE
+    COMPUTED: Final = Kind.COMPUTED
+    RESTORED: Final = Kind.RESTORED
+    WRITE: Final = Kind.WRITE
+    FENCED: Final = Kind.FENCED
+    ACCEPTED: Final = Kind.ACCEPTED
+    REFUSED: Final = Kind.REFUSED
+    STOPPED: Final = Kind.STOPPED
+    UNKNOWN: Final = Kind.UNKNOWN
+    SENT: Final = Kind.SENT
+    FEED: Final = Kind.FEED
+    DIED: Final = Kind.DIED
+    DONE: Final = Kind.DONE
+    NEWSLETTER: Final = Kind.NEWSLETTER
+    LOST: Final = Kind.LOST
+    UNHEARD: Final = Kind.UNHEARD
+    EXPIRED: Final = Kind.EXPIRED
+    RETRACTED: Final = Kind.RETRACTED
+    MUTATED: Final = Kind.MUTATED
+    CODE_CHANGED: Final = Kind.CODE_CHANGED
+    REPLAY_FAILED: Final = Kind.REPLAY_FAILED
+    CONTROLLER_DOWN: Final = Kind.CONTROLLER_DOWN
+    CONTROLLER_UP: Final = Kind.CONTROLLER_UP
+    ADOPTED: Final = Kind.ADOPTED
+
+
+class MomentMembers:
+    """The members of `sim.model.faults.base.Moment`, as constants (generated)."""
+
+    #: the members it was written for (at import, an enum with others refuses it)
+    MEMBERS: ClassVar[tuple[str, ...]] = (
+        'INPUT', 'ACT', 'CALL', 'POST', 'SEND',
+    )
+
+    INPUT: Final = Moment.INPUT
+    ACT: Final = Moment.ACT
+    CALL: Final = Moment.CALL
+    POST: Final = Moment.POST
+    SEND: Final = Moment.SEND
+
+
+class StatusMembers:
+    """The members of `sim.engine.state.Status`, as constants (generated)."""
+
+    #: the members it was written for (at import, an enum with others refuses it)
+    MEMBERS: ClassVar[tuple[str, ...]] = (
+        'RUNNING', 'UNKNOWN', 'FENCED', 'REFUSED', 'DONE',
+    )
+
+    RUNNING: Final = Status.RUNNING
+    UNKNOWN: Final = Status.UNKNOWN
+    FENCED: Final = Status.FENCED
+    REFUSED: Final = Status.REFUSED
+    DONE: Final = Status.DONE
+
+
+if (
+    State._fields != WorkingState.FIELDS
+    or AttemptState._fields != WorkingAttemptState.FIELDS
+    or Truth._fields != ('changed', 'also', 'wrong', 'code')
+    or Part._fields != ('result', 'content', 'truth')
+    or JournalRecord._fields != ('result', 'content', 'attempt', 'truth')
+    or Candidate._fields != ('digest', 'attempt', 'token', 'parts', 'pin', 'tick')
+    or Acceptance._fields != ('digest', 'version', 'tick')
+    or tuple(Kind.__members__) != KindMembers.MEMBERS
+    or tuple(Moment.__members__) != MomentMembers.MEMBERS
+    or tuple(Status.__members__) != StatusMembers.MEMBERS
+):
     raise ImportError("sim/engine/working.py is stale: run `python -m sim.engine.state` to write it again")

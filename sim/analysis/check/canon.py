@@ -39,23 +39,24 @@ with no merging and the schedule enumerator; `tests/test_search.py` runs merged 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, get_args, get_origin, get_type_hints
+from typing import Any, Final, get_args, get_origin, get_type_hints
 
 from sim.base.compiled import digest
 from sim.engine.keep import AsContent, Before, Dropped, Form, IsSet, Keep, Kept, Nested, Relative, While, declarations
 from sim.engine.records import Acceptance, Candidate, Feed, JournalRecord, Part, has_called
-from sim.engine.state import AttemptState, State, Status
+from sim.engine.state import AttemptState, State
+from sim.engine.working import StatusMembers as Status  # its members compiled as constants (sim.engine.rules)
 
 Canonical = tuple[Any, ...]
 
 #: canonical forms of shared parts of states, by the identity of the part (states share the
 #: parts a step did not change, so most lookups hit). Each entry keeps its part alive, so
 #: an id is never reused while its entry stands; `trim` empties it when it grows large.
-_memo: dict[int, tuple[object, Any, Any, Any]] = {}
-MEMO_LIMIT = 1 << 17
+_memo: Final[dict[int, tuple[object, Any, Any, Any]]] = {}
+MEMO_LIMIT: Final = 1 << 17
 
 #: a silence longer than any run (the cap while a controller outage counts, or with retries)
-UNCAPPED = 1 << 30
+UNCAPPED: Final = 1 << 30
 
 
 def trim() -> None:
@@ -176,7 +177,7 @@ def readable(journal: tuple[tuple[Any, JournalRecord], ...], s: State, now: Now)
     return tuple(out)
 
 
-FORMS: dict[str, Callable[[Any, Any, Now], Any]] = {
+FORMS: Final[dict[str, Callable[[Any, Any, Now], Any]]] = {
     "silence": silence, "window": window, "results": results, "accepted": accepted,
     "remembered": remembered, "outage": outage, "readable": readable,
 }  # fmt: skip
@@ -248,7 +249,7 @@ def typed(tp: Any, v: str, depth: int = 0) -> str:
 
 #: the namespace the forms made at import run in (`plan`): the named forms, the helpers, and each
 #: record type's form as `form_<Type>` (looked up when called, so the order they are made in is free)
-NAMESPACE: dict[str, Any] = {}
+NAMESPACE: Final[dict[str, Any]] = {}
 
 
 def plan_source(cls: type) -> tuple[str, dict[str, Any]]:
@@ -327,7 +328,7 @@ def inside(value: Any, now: Now) -> Any:
 
 
 #: the forms that read the tick (or the silence cap, which the stamp names too)
-TIMED_FORMS = frozenset({"silence", "window", "remembered", "outage"})
+TIMED_FORMS: Final = frozenset({"silence", "window", "remembered", "outage"})
 
 
 def records_in(tp: Any) -> set[type]:
@@ -353,7 +354,7 @@ def timed(cls: type, seen: frozenset[type] = frozenset()) -> bool:
 
 NAMESPACE.update(FORMS, attempt=attempt, shared=shared, inside=inside, Any=Any, Now=Now)
 #: the declared record types, each with a form
-RECORDS = (State, AttemptState, Candidate, Acceptance, Part, JournalRecord, Feed)
+RECORDS: Final = (State, AttemptState, Candidate, Acceptance, Part, JournalRecord, Feed)
 
 
 def written() -> str:
@@ -434,11 +435,11 @@ def plans() -> dict[type, Callable[[Any, Now], tuple[Any, ...]]]:
 
 
 #: each declared record type's form
-PLANS = plans()
-STATE_FORM = PLANS[State]
-ATTEMPT_FORM = PLANS[AttemptState]
-PART_FORM = PLANS[Part]
-JOURNAL_FORM = PLANS[JournalRecord]
+PLANS: Final = plans()
+STATE_FORM: Final = PLANS[State]
+ATTEMPT_FORM: Final = PLANS[AttemptState]
+PART_FORM: Final = PLANS[Part]
+JOURNAL_FORM: Final = PLANS[JournalRecord]
 __all__ = ["FORMS", "PLANS", "Canonical", "canonical", "declarations", "readable", "trim"]
 
 

@@ -42,7 +42,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from hashlib import blake2b
-from typing import Any
+from typing import Any, Final
 
 from mypy_extensions import mypyc_attr
 
@@ -66,7 +66,7 @@ Example = tuple[tuple[int, int, Keys], tuple[Fault, ...]]
 Plan = tuple[tuple[int, Fault], ...]
 #: how nodes of a level merge (`Space.merge`): by their canonical form, or only when their
 #: full states are equal (no argument trusted: `sim check --merge none`)
-MERGES = ("canonical", "none")
+MERGES: Final = ("canonical", "none")
 
 
 class NoFaults:
@@ -78,7 +78,7 @@ class NoFaults:
         return None
 
 
-NO_FAULTS = NoFaults()
+NO_FAULTS: Final = NoFaults()
 
 
 def keys(faults: Sequence[Fault]) -> Keys:
