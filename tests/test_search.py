@@ -277,3 +277,19 @@ def test_the_instruction_count_repeats_and_grows_with_the_work() -> None:
     busy, said = bench.counted("print(sum(range(10**5)))", root)
     assert abs(again - idle) <= idle / 10_000, (idle, again)
     assert said == str(sum(range(10**5))) and busy > idle + 10**6
+
+
+def test_a_node_goes_to_a_worker_and_back_whole() -> None:
+    """A node crosses to a worker process by pickle (a unit of work's frontier): compiled, it
+    has its own `__init__` and its own `__reduce__`; every field comes back, and a changed one
+    does not compare equal."""
+    import pickle
+    from dataclasses import fields, replace
+
+    space = space_of(Config("x", Switches()), CheckBound(1, 4))
+    node = root(space)
+    node = replace(node, used=1, count=3, rank=((1, 2, ()),))
+    again = pickle.loads(pickle.dumps(node))
+    assert type(again) is Node and again == node
+    assert all(getattr(again, f.name) == getattr(node, f.name) for f in fields(Node))
+    assert replace(again, count=4) != node

@@ -276,7 +276,7 @@ def plan_source(cls: type) -> tuple[str, dict[str, Any]]:
     exprs = [e.format(**{w: "".join(f"{g}, " for g in group) for w, group in groups.items()}) if "{" in e else e
              for e in exprs]  # fmt: skip
     conditions = "".join(f"    {name}_ = {name}(r)\n" for name in names)
-    source = "".join(f"{b}\n\n" for b in builders) + f"def form_{cls.__name__}(r: Any, now: Now) -> tuple[Any, ...]:\n" + conditions + (
+    source = "".join(f"{b}\n\n" for b in builders) + f"def form_{cls.__name__}(r: {cls.__name__}, now: Now) -> tuple[Any, ...]:\n" + conditions + (
         "    return (" + "".join(f"{e}, " for e in exprs if e) + ")\n")  # fmt: skip
     return source, names
 
@@ -286,7 +286,7 @@ def plan(cls: type) -> Callable[[Any, Now], tuple[Any, ...]]:
     holds when the forms written out below are not the declarations' (and for a record type
     of a test's own)."""
     source, names = plan_source(cls)
-    NAMESPACE.update(names)
+    NAMESPACE.update(names, **{cls.__name__: cls})  # the form's signature names the record type
     exec(compile(source, f"<canonical form of {cls.__name__}>", "exec"), NAMESPACE)  # noqa: S102 (our own source)
     form: Callable[[Any, Now], tuple[Any, ...]] = NAMESPACE[f"form_{cls.__name__}"]
     return form
@@ -389,38 +389,38 @@ def build_State_10(v: Any, now: Now) -> Any:
     return tuple([form_Feed(x0, now) for x0 in v])
 
 
-def form_State(r: Any, now: Now) -> tuple[Any, ...]:
+def form_State(r: State, now: Now) -> tuple[Any, ...]:
     return ((None if r[2] is None else now.versions[r[2]]), (r[3] is None, None if r[3] is None or r[4] is None else r[3] <= r[4]), (r[4] is None), r[5], readable(r[6], r, now), shared(r[7], now, None, build_State_7), shared(r[8], now, None, build_State_8), r[9], shared(r[10], now, now.stamp, build_State_10), r[11], r[12], tuple([attempt(x0, now) for x0 in r[13]]), r[14], r[15], r[16], (None if r[17] is None else r[17] - now.t), outage(r[18], r, now), r[22], r[23], )
 
 
-def form_AttemptState(r: Any, now: Now) -> tuple[Any, ...]:
+def form_AttemptState(r: AttemptState, now: Now) -> tuple[Any, ...]:
     when_alive_ = when_alive(r)
     when_heard_of_ = when_heard_of(r)
     return (((r[1], (None if r[2] is None else now.versions[r[2]]), results(r[8], r, now), r[9], r[10], r[11], (None if r[12] is None else (r[12][0], (None if r[12][1] is None else form_Part(r[12][1], now)), )), r[17], r[18], ) if when_alive_ else None), (r[3] if when_alive_ else (r[3] is None)), r[4], (None if r[5] is None else r[5] - now.t), r[6], silence(r[7], r, now), accepted(r[13], r, now), r[14], (r[15] is None), ((window(r[16], r, now), ) if when_heard_of_ else None), )
 
 
-def form_Candidate(r: Any, now: Now) -> tuple[Any, ...]:
+def form_Candidate(r: Candidate, now: Now) -> tuple[Any, ...]:
     return (r[0], r[1], r[2], tuple([form_Part(x0, now) for x0 in r[3]]), (None if r[4] is None else now.versions[r[4]]), )
 
 
-def form_Acceptance(r: Any, now: Now) -> tuple[Any, ...]:
+def form_Acceptance(r: Acceptance, now: Now) -> tuple[Any, ...]:
     return (r[0], (None if r[1] is None else now.versions[r[1]]), )
 
 
-def form_Part(r: Any, now: Now) -> tuple[Any, ...]:
+def form_Part(r: Part, now: Now) -> tuple[Any, ...]:
     when_wrong_ = when_wrong(r)
     return (((r[0], ) if when_wrong_ else None), r[1], r[2], )
 
 
-def form_JournalRecord(r: Any, now: Now) -> tuple[Any, ...]:
+def form_JournalRecord(r: JournalRecord, now: Now) -> tuple[Any, ...]:
     when_wrong_ = when_wrong(r)
     return (((r[0], ) if when_wrong_ else None), r[1], r[3], )
 
 
-def form_Feed(r: Any, now: Now) -> tuple[Any, ...]:
+def form_Feed(r: Feed, now: Now) -> tuple[Any, ...]:
     return (remembered(r[0], r, now), r[1], r[2], )
 # -- end of the forms written out --------------------------------------------------------------------
-WRITTEN = "5e45d53773850bc0b16b44f2ffc4771b"
+WRITTEN = "4671d87e985cf393af5428139a441e2a"
 
 
 def plans() -> dict[type, Callable[[Any, Now], tuple[Any, ...]]]:

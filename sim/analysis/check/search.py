@@ -106,7 +106,7 @@ class Chooser:
         return self.plan.get(i)
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, init=False)
 class Node:
     """A node of one level, with the schedules that reach it (`count`) and the least of them
     (`path`, the faults in the order they took effect; `rank`, its keys)."""
@@ -120,6 +120,26 @@ class Node:
     count: int
     path: tuple[Fault, ...]
     rank: Keys
+
+    def __init__(self, state: State, used: int, pending: tuple[Fault, ...], memos: tuple[Any, ...], broken: int,
+                 idle: bool, count: int, path: tuple[Fault, ...], rank: Keys) -> None:  # fmt: skip
+        # written out rather than the dataclass's: compiled, a node is then made without a
+        # call into the interpreter (the search makes one for every transition)
+        self.state = state
+        self.used = used
+        self.pending = pending
+        self.memos = memos
+        self.broken = broken
+        self.idle = idle
+        self.count = count
+        self.path = path
+        self.rank = rank
+
+    def __reduce__(self) -> tuple[type[Node], tuple[Any, ...]]:
+        # pickled (to a worker) as the call that makes it again: compiled, a class with its own
+        # `__init__` is not made by `__new__` alone, which pickle's default would call
+        return Node, (self.state, self.used, self.pending, self.memos, self.broken, self.idle, self.count, self.path,
+                      self.rank)  # fmt: skip
 
 
 @mypyc_attr(native_class=False)  # compiled natively, a frozen dataclass would not unpickle in a worker
