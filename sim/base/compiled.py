@@ -34,6 +34,7 @@ from types import ModuleType
 #: `mypy --strict`, and every class in them may be extended by interpreted code only where
 #: it says so: `mypyc_attr(allow_interpreted_subclasses=True)`)
 MODULES = (
+    "sim/engine/primitives.py",
     "sim/engine/working.py",
     "sim/engine/rules.py",
     "sim/engine/keep.py",

@@ -11,31 +11,17 @@ from __future__ import annotations
 
 from typing import Annotated, NamedTuple
 
+from sim.engine import primitives
 from sim.engine.keep import KEPT, NESTED, AsContent, Dropped, Form, While, declared
+# defined there to be compiled with the rules (docs/compiled.md), and read here as before
+from sim.engine.primitives import JournalKey as JournalKey, effect_key as effect_key, extended_key as extended_key
+from sim.engine.primitives import journal_key as journal_key, result_id as result_id, wrong as wrong
 
 #: a result id (`s2@3`) or a writer: only ever logged, never compared (restores match by
 #: key, acceptance by content), so the canonical form drops it (`sim.engine.keep`); the one
 #: exception, a wrong result, is `STRUCK_BY_ID`
 NAME_ONLY = Dropped("a result id or a writer: only ever logged, never compared (restores match by key, "
                     "acceptance by content)")  # fmt: skip
-
-JournalKey = int | tuple[int, ...]
-
-
-def journal_key(step: int, content: int | None) -> JournalKey:
-    """The journal's key for a step: (step, section content) with pins on, the step alone with
-    pins off (`content` None), so a successor restores a step only when its key matches."""
-    return step if content is None else (step, content)
-
-
-def extended_key(step: int, content: int | None, extra: tuple[int, ...]) -> JournalKey:
-    """The journal's key with what knobs beyond the article's model add to it (docs/outside.md,
-    cases 5 and 8): the hash of a declared extra section, the code version. With none it is
-    `journal_key`."""
-    key = journal_key(step, content)
-    if not extra:
-        return key
-    return (key, *extra) if isinstance(key, int) else (*key, *extra)
 
 
 class Truth(NamedTuple):
@@ -52,11 +38,6 @@ class Truth(NamedTuple):
 
 
 PLAIN = Truth()
-
-
-def wrong(r: JournalRecord | Part) -> bool:
-    """Whether a record holds a wrong summary (beyond the article's model: `wrong_summaries`)."""
-    return r.truth.wrong
 
 
 #: a result id is compared in one rule only: `assessor=figures` strikes the journal record that
@@ -83,11 +64,6 @@ class Part(NamedTuple):
     truth: Annotated[Truth, KEPT] = PLAIN
 
 
-def result_id(i: int, n: int) -> str:
-    """The schematic result of step i (0-based) computed by attempt #n (docs/model.md §6)."""
-    return f"s{i + 1}@{n}"
-
-
 def has_called(n: int, results: tuple[Part | None, ...]) -> bool:
     """Whether attempt #n, holding `results`, has called the model (computed one itself)."""
     return any(p is not None and p.result == result_id(i, n) for i, p in enumerate(results))
@@ -105,7 +81,8 @@ class Candidate(NamedTuple):
 
     @property
     def built_from(self) -> tuple[int, ...]:
-        return tuple(p.content for p in self.parts)
+        """The content revision of each section its parts were computed from (`primitives.built_from`)."""
+        return primitives.built_from(self)
 
 
 @declared
@@ -149,12 +126,6 @@ class Receipt(NamedTuple):
     post: str | None
     forgotten: tuple[str, int] | None = None
     retracted: tuple[str, ...] = ()
-
-
-def effect_key(digest: str, effect: int, name: str) -> str:
-    """The effect records' key of effect `effect` (0-based, named `name`) of a digest: the
-    digest id for the first (the article's one announcement), "<digest>/<name>" for a later one."""
-    return digest if effect == 0 else f"{digest}/{name}"
 
 
 def effect_of_key(key: str, names: tuple[str, ...]) -> tuple[str, int]:

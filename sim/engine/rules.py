@@ -38,12 +38,10 @@ from sim.engine.records import (
     JournalRecord,
     Part,
     PLAIN,
-    effect_key,
-    extended_key,
     has_called,
     receive,
-    result_id,
 )
+from sim.engine.primitives import built_from, effect_key, extended_key, last_heard, named_run, result_id, stuck
 from sim.engine.state import (
     ASSEMBLE,
     POST,
@@ -250,7 +248,7 @@ def write_candidate(d: Draft, tick: int, w: Worker, candidate: Candidate, steps:
 
 def named(d: Draft, w: Worker, detail: dict[str, Any]) -> dict[str, Any]:
     """An effect's event detail, naming the effect when the run has several (`Setup.named`)."""
-    if d.setup.named:
+    if named_run(d.setup):
         detail["effect"] = d.setup.receivers[w.effect].name
     return detail
 
@@ -813,7 +811,7 @@ def assess(state: State, t: int, faults: Faults) -> Step:
             detail: dict[str, Any] = {
                 "digest": c.digest, "producer": c.attempt,
                 "version": None if version is None else version + 1,
-                "built_from": list(c.built_from),
+                "built_from": list(built_from(c)),
             }  # fmt: skip
             if d.code or any(p.truth != PLAIN for p in c.parts):  # beyond the article's model
                 detail["code"] = d.code + 1
@@ -848,7 +846,7 @@ def refusal(d: Draft, c: Candidate) -> str | None:
         return None  # every complete candidate is accepted
     if c.pin != d.version:
         return f"pinned to v{(c.pin or 0) + 1}, report is v{d.version + 1}"
-    if c.built_from != d.content:
+    if built_from(c) != d.content:
         return "a part does not match the pinned version"
     if any(a.version == d.version for a in d.acceptances):
         return f"a digest is already accepted for v{d.version + 1}"
@@ -880,9 +878,9 @@ def gate(state: State, t: int, faults: Faults) -> Step:
         part = digest.parts[state.setup.figure]
         detail = {
             "digest": digest.digest, "quote": quoted(part.content, part.truth.wrong),
-            "built_from": list(digest.built_from), "accepted": any(a.digest == digest.digest for a in state.acceptances),
+            "built_from": list(built_from(digest)), "accepted": any(a.digest == digest.digest for a in state.acceptances),
         }  # fmt: skip
-        if state.setup.named:
+        if named_run(state.setup):
             detail["dependant"] = dependant.name
         d.log(t, Kind.NEWSLETTER, None, detail)
     return (state, NO_EVENTS) if d is None else d.done()
@@ -908,7 +906,7 @@ def suspect(state: State, t: int, faults: Faults) -> Step:
     limit = state.setup.heartbeat_limit
     if state.outage is None:
         for a in state.attempts:
-            if (a.silent_since is not None or a.unheard is not None) and suspected(a, t, limit, a.last_heard(t)):
+            if (a.silent_since is not None or a.unheard is not None) and suspected(a, t, limit, last_heard(a, t)):
                 break
         else:
             return state, NO_EVENTS
@@ -931,7 +929,7 @@ def suspected(a: AttemptState, t: int, limit: int, since: int | None) -> bool:
     """Running, and unheard since `since` for the heartbeat limit. A stuck attempt (a strict
     replay failed, beyond the article's model) is never suspected: the engine keeps it as
     the owner whatever its heartbeats (docs/model.md §9)."""
-    return a.status is Status.RUNNING and since is not None and t - since >= limit and not a.stuck
+    return a.status is Status.RUNNING and since is not None and t - since >= limit and not stuck(a)
 
 
 def heard(state: State, a: AttemptState, t: int) -> int | None:
@@ -944,7 +942,7 @@ def heard(state: State, a: AttemptState, t: int) -> int | None:
     from instead: rebuilt timers count every attempt as heard at the restart; old timers
     ("old-timers") count from the last tick it was up before its crash. A heartbeat after the
     restart is heard as usual."""
-    since = a.last_heard(t)
+    since = last_heard(a, t)
     outage = state.outage
     if outage is None:
         return since
@@ -1042,6 +1040,8 @@ def workers_phase(state: State, t: int, faults: Faults) -> Step:
     due = [a.n for a in state.attempts if a.next_tick == t]
     if not due:
         return state, NO_EVENTS
+    if len(due) == 1:  # most ticks: one attempt acts, nothing to order
+        return act(state, due[0], t, faults)
     events: list[Event] = []
     for n in sorted(due, key=order.worker_priority):
         state, e = act(state, n, t, faults)

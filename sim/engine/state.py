@@ -52,7 +52,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Annotated, Any, NamedTuple, TypeVar
 
-from sim.engine import records
+from sim.engine import primitives, records
 from sim.engine.keep import KEPT, NESTED, AsContent, Before, Dropped, Fixed, Form, IsSet, Relative, While, declared
 from sim.engine.records import (
     Acceptance,
@@ -63,19 +63,11 @@ from sim.engine.records import (
     Part,
 )
 from sim.model.faults import Moment
+# defined there to be compiled with the rules (docs/compiled.md), and read here as before
+from sim.engine.primitives import Status as Status, alive as alive, heard_of as heard_of
 from sim.model.knobs import KNOBS
 from sim.model.schedule import Schedule
 from sim.model.switches import Checkpoints, Fencing, Gate, Key, Pins, Reader, Receiver, Rule, Switches
-
-
-class Status(Enum):
-    """The attempt lifecycle of docs/model.md §3, as the controller records it."""
-
-    RUNNING = "running"
-    UNKNOWN = "UNKNOWN"
-    FENCED = "fenced"
-    REFUSED = "refused"
-    DONE = "done"
 
 
 # what an attempt is doing in its program (docs/model.md §5.4)
@@ -87,23 +79,10 @@ STEPS, ASSEMBLE, WAIT, POST = "steps", "assemble", "wait", "post"
 Held = tuple[str, Part | None]
 
 
-def alive(a: AttemptState) -> bool:
-    """Its program has not ended (`next_tick` set): only then does its program read its own
-    working state (token, pin, results, step, phase, held, code)."""
-    return a.next_tick is not None
-
-
 def running(a: AttemptState) -> bool:
     """The controller may still suspect it (`rules.suspected`: RUNNING; no status returns to
     RUNNING)."""
     return a.status is Status.RUNNING
-
-
-def heard_of(a: AttemptState) -> bool:
-    """Its heartbeats still matter: its program runs (a new delay may start while one is
-    open), or it may still be suspected. An attempt stuck by replay=strict has ended its
-    program while it is still running (issue 22)."""
-    return a.next_tick is not None or a.status is Status.RUNNING
 
 
 #: a count of what happened, kept for the readers of a run (the outcome's figures, the pages)
@@ -180,25 +159,13 @@ class AttemptState(NamedTuple):
 
     @property
     def stuck(self) -> bool:
-        """Its program ended with neither a crash nor an end state (done, refused, fenced):
-        a strict replay failed (beyond the article's model, `replay=strict`). It is still
-        running and the owner, and nothing suspects or replaces it (docs/model.md §9)."""
-        return self.next_tick is None and self.ended is None and not self.crashed
+        """Its program ended with neither a crash nor an end state: `primitives.stuck`."""
+        return primitives.stuck(self)
 
     def last_heard(self, t: int) -> int | None:
         """The tick of its last heartbeat the controller heard, if it has missed any by t:
-        silent since then, or working with its heartbeats delayed. A heartbeat is unheard if
-        a delay covers it, so a worker that falls silent inside a delay was last heard where
-        the delay began, not where it fell silent (docs/model.md §9)."""
-        since = self.silent_since
-        unheard = self.unheard
-        if since is not None:
-            if unheard is not None and unheard[0] < since < unheard[1]:
-                return unheard[0]
-            return since
-        if unheard is not None and unheard[0] <= t < unheard[1]:
-            return unheard[0]
-        return None
+        `primitives.last_heard`."""
+        return primitives.last_heard(self, t)
 
 
 @dataclass(frozen=True, slots=True)
@@ -272,8 +239,8 @@ class Setup:
 
     @property
     def named(self) -> bool:
-        """Whether events name their effect and dependant: only when the run has several."""
-        return len(self.receivers) > 1 or len(self.dependants) > 1
+        """Whether events name their effect and dependant (`primitives.named_run`)."""
+        return primitives.named_run(self)
 
 
 #: the same in every node of one search level (or the end of the run)
@@ -371,7 +338,8 @@ class State(NamedTuple):
 
     @property
     def content(self) -> tuple[int, ...]:
-        return self.versions[self.version]
+        """The report's content now (`primitives.content`)."""
+        return primitives.content(self)
 
     @property
     def feed(self) -> Feed:

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from typing import ClassVar, Final
 
+from sim.engine.primitives import Status
 from sim.engine.records import Acceptance, Candidate, Feed, JournalKey, JournalRecord, Part, Truth
-from sim.engine.state import AttemptState, Held, Setup, State, Status
+from sim.engine.state import AttemptState, Held, Setup, State
 from sim.model.events import Kind
 from sim.model.faults.base import Moment
 
@@ -213,7 +214,7 @@ class MomentMembers:
 
 
 class StatusMembers:
-    """The members of `sim.engine.state.Status`, as constants (generated)."""
+    """The members of `sim.engine.primitives.Status`, as constants (generated)."""
 
     #: the members it was written for (at import, an enum with others refuses it)
     MEMBERS: ClassVar[tuple[str, ...]] = (

@@ -372,9 +372,9 @@ def written_digest(text: str) -> str:
 
 
 # -- written out from the declarations: do not edit (`written`; a stale copy is never used) -----------
-from sim.engine.records import wrong as when_wrong  # noqa: E402
-from sim.engine.state import alive as when_alive  # noqa: E402
-from sim.engine.state import heard_of as when_heard_of  # noqa: E402
+from sim.engine.primitives import alive as when_alive  # noqa: E402
+from sim.engine.primitives import heard_of as when_heard_of  # noqa: E402
+from sim.engine.primitives import wrong as when_wrong  # noqa: E402
 
 
 def build_State_7(v: Any, now: Now) -> Any:
@@ -420,7 +420,7 @@ def form_JournalRecord(r: JournalRecord, now: Now) -> tuple[Any, ...]:
 def form_Feed(r: Feed, now: Now) -> tuple[Any, ...]:
     return (remembered(r[0], r, now), r[1], r[2], )
 # -- end of the forms written out --------------------------------------------------------------------
-WRITTEN = "4671d87e985cf393af5428139a441e2a"
+WRITTEN = "34f5610eb8c37d4c015b46a9b3c35550"
 
 
 def plans() -> dict[type, Callable[[Any, Now], tuple[Any, ...]]]:

@@ -50,6 +50,7 @@ from sim.base import memory
 from sim import properties
 from sim.analysis.check import canon
 from sim.analysis.check.canon import canonical
+from sim.engine.primitives import content
 from sim.engine.rules import run_tick
 from sim.engine.state import State, initial_state
 from sim.model.faults import KINDS, Fault, Moment, check_order
@@ -312,7 +313,7 @@ class Search:
             state, events = run_tick(state, t, NO_FAULTS)
             found.transitions += 1
             if events:
-                memos, broken = self.follow(memos, broken, events, state.content, node.used, node.path)
+                memos, broken = self.follow(memos, broken, events, content(state), node.used, node.path)
             if state.finished:
                 break
             t += 1
@@ -346,7 +347,7 @@ class Search:
         faults = tuple(f for _, f in plan)
         used = node.used + len(faults)
         path = node.path + faults if faults else node.path
-        memos, broken = self.follow(node.memos, node.broken, events, state.content, used, path)
+        memos, broken = self.follow(node.memos, node.broken, events, content(state), used, path)
         space = self.space
         if state.finished:
             if faults or not node.idle:
