@@ -155,7 +155,8 @@ def test_the_finder_imports_the_source_unless_compiled(monkeypatch: pytest.Monke
     monkeypatch.setattr(compiled, "_decided", "compiled")
     assert Finder().find_spec("sim.engine.rules", where) is None  # the usual finders: the compiled file first
     assert NAMES == {"sim.engine.primitives", "sim.engine.working", "sim.engine.rules", "sim.engine.keep",
-                     "sim.analysis.check.canon", "sim.analysis.check.search"}  # fmt: skip
+                     "sim.analysis.check.canon", "sim.analysis.check.search", "sim.properties.stale_write",
+                     "sim.properties.effects_confirmed"}  # fmt: skip
 
 
 def mode_of(package_parent: Path, env: dict[str, str] | None = None) -> list[str]:

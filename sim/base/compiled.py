@@ -40,6 +40,8 @@ MODULES = (
     "sim/engine/keep.py",
     "sim/analysis/check/canon.py",
     "sim/analysis/check/search.py",
+    "sim/properties/stale_write.py",
+    "sim/properties/effects_confirmed.py",
 )
 #: the compiled modules' shared library, a module of the package `sim`
 GROUP = "sim.native"

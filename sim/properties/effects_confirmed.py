@@ -52,7 +52,7 @@ def why(trace: Trace, index: int) -> str:
     return f"the intent for {w['digest']} recorded at t{e.tick} was never confirmed (the run ended at t{trace.last_tick})"
 
 
-PROPERTY = register(Property(
+PROPERTY: Property = register(Property(
     name="effects-confirmed",
     temporal=EVENTUALLY,
     description="every intent recorded was confirmed by the end of the run",

@@ -62,7 +62,7 @@ def arose(seen: Seen, e: Event) -> bool:
     return superseded(e, seen.admitted(e.tick))
 
 
-PROPERTY = register(Property(
+PROPERTY: Property = register(Property(
     name="stale-write",
     temporal=ALWAYS,
     description="no protected store applied a write whose token was below the epoch",
