@@ -293,3 +293,22 @@ def test_a_node_goes_to_a_worker_and_back_whole() -> None:
     assert type(again) is Node and again == node
     assert all(getattr(again, f.name) == getattr(node, f.name) for f in fields(Node))
     assert replace(again, count=4) != node
+
+
+def test_the_memo_of_shared_parts_is_emptied_when_a_search_ends() -> None:
+    """The canonical form's memo keeps the parts of the states it saw alive: filled while the
+    search runs, emptied when it ends (else the collector scans them after the search)."""
+    from sim.analysis.check import canon
+
+    sizes: list[int] = []
+
+    class Watched(Search):
+        def level(self, frontier: dict[NodeKey, Node], t: int) -> dict[NodeKey, Node]:
+            following = super().level(frontier, t)
+            sizes.append(len(canon._memo))
+            return following
+
+    space = space_of(Config("x", Switches()), CheckBound(1, 5))
+    start = root(space)
+    Watched(space).run({node_key(start): start}, 0)
+    assert max(sizes) > 100 and len(canon._memo) == 0

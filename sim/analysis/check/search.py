@@ -416,9 +416,12 @@ class Search:
         """Search from the given level (its nodes, at tick t) until no node is left, with the
         cyclic garbage collector paused (`memory.collector_paused`)."""
         with memory.collector_paused():
-            while frontier:
-                frontier = self.level(frontier, t)
-                t += 1
+            try:
+                while frontier:
+                    frontier = self.level(frontier, t)
+                    t += 1
+            finally:
+                canon.forget()  # the memo of shared parts keeps this search's parts alive
         return self.found
 
 
