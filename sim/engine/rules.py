@@ -60,6 +60,7 @@ from sim.model.faults import (
     Fault,
     Hold,
     Loss,
+    Moment as FaultMoment,
     Mutation,
     NewContent,
     PostPoint,
@@ -71,9 +72,7 @@ from sim.model.faults import (
 )
 from sim.model.switches import Key, Rule
 from sim.engine.working import WorkingAttemptState, WorkingState
-from sim.engine.trace import Event, quoted
-from sim.engine.trace import Kind as EventKind
-from sim.model.faults import Moment as FaultMoment
+from sim.engine.trace import Event, Kind as EventKind, quoted
 
 #: the rules read the members of `Kind`, `Moment` and `Status` on every tick: from these classes
 #: of their members, compiled as constants (the generated `sim.engine.working`), rather than

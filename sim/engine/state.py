@@ -79,12 +79,6 @@ STEPS, ASSEMBLE, WAIT, POST = "steps", "assemble", "wait", "post"
 Held = tuple[str, Part | None]
 
 
-def running(a: AttemptState) -> bool:
-    """The controller may still suspect it (`rules.suspected`: RUNNING; no status returns to
-    RUNNING)."""
-    return a.status is Status.RUNNING
-
-
 #: a count of what happened, kept for the readers of a run (the outcome's figures, the pages)
 #: and never read by the rules: two states that differ only in it have the same future
 TALLY = Dropped("a tally of what happened for the readers (`sim.properties.outcome`, `sim.render.shown`); no rule reads it")
@@ -362,19 +356,20 @@ def initial(cls: type[Record], setup: Setup) -> Record:
     return tuple.__new__(cls, [v.of(setup) if isinstance(v, Initially) else v for v in values])
 
 
+def listed(items: list[str], indent: str) -> str:
+    """Items as a comma-separated source list, wrapped at 110 columns (the generated files)."""
+    import textwrap  # only when the working copies are written out
+
+    return "\n".join(textwrap.wrap(", ".join(items) + ",", 110, initial_indent=indent, subsequent_indent=indent))
+
+
 def working_class_source(cls: type) -> str:
     """The source of the rules' working copy of a record type: a class with one typed
     attribute per field, built from a record (`WorkingX(record)`), changed in place and made
     a record again by `freeze()`. Written out (`working_source`) rather than made at import,
     so that mypyc can compile it and the rules that extend it (docs/compiled.md)."""
-    import textwrap  # only when the working copies are written out
-
     names = cls._fields  # type: ignore[attr-defined]
     hints = cls.__annotations__
-
-    def listed(items: list[str], indent: str) -> str:
-        return "\n".join(textwrap.wrap(", ".join(items) + ",", 110, initial_indent=indent, subsequent_indent=indent))
-
     fields = listed([f"self.{name}" for name in names], " " * 12)
     lines = [f"class Working{cls.__name__}:", f'    """The working copy of `{cls.__name__}` (generated)."""', "",
              f"    __slots__ = (\n{listed([repr(name) for name in names], ' ' * 8)}\n    )",
@@ -417,8 +412,7 @@ def working_source() -> str:
     from sim.model.events import Kind  # only when the working copies are written out
 
     enums: tuple[type[Enum], ...] = (Kind, Moment, Status)  # the enums whose members the rules read on every tick
-    homes = {enum: "sim.engine.state" if enum.__module__ == "__main__" else enum.__module__ for enum in enums}
-    imports += "".join(f"from {homes[enum]} import {enum.__name__}\n" for enum in enums if enum.__name__ not in used)
+    imports += "".join(f"from {enum.__module__} import {enum.__name__}\n" for enum in enums if enum.__name__ not in used)
     head = (
         '"""The rules\' working copies of `State` and `AttemptState` (`rules.Draft`, `rules.Worker`), and the\n'
         "members of the enums they read, as constants.\n\n"
@@ -431,7 +425,7 @@ def working_source() -> str:
     differ += [f"tuple({enum.__name__}.__members__) != {enum.__name__}Members.MEMBERS" for enum in enums]
     check = ("\n\nif (\n    " + "\n    or ".join(differ) + "\n):\n"
              '    raise ImportError("sim/engine/working.py is stale: run `python -m sim.engine.state` to write it again")\n')  # fmt: skip
-    members = "".join(f"\n\n{members_source(enum, homes[enum])}" for enum in enums)
+    members = "".join(f"\n\n{members_source(enum)}" for enum in enums)
     makers = "".join(f"\n\n{maker_source(cls)}" for cls in MADE)
     return head + "".join(f"\n\n{working_class_source(cls)}" for cls in (State, AttemptState)) + makers + members + check
 
@@ -451,17 +445,15 @@ def maker_source(cls: type) -> str:
             f"    return _new({cls.__name__}, ({', '.join(fields)},))\n")  # fmt: skip
 
 
-def members_source(enum: type[Enum], home: str) -> str:
+def members_source(enum: type[Enum]) -> str:
     """A class of the enum's members as constants (`StatusMembers`), which the rules import in
-    the enum's place (`Status`) where they read its members: compiled, `Status.RUNNING` is then a C static rather than a lookup through
-    the metaclass of every `Enum`, which defines `__getattr__` (docs/compiled.md)."""
-    import textwrap  # only when the working copies are written out
-
+    the enum's place (`Status`) where they read its members: compiled, `Status.RUNNING` is then
+    a C static rather than a lookup through the metaclass of every `Enum`, which defines
+    `__getattr__` (docs/compiled.md)."""
     name = enum.__name__
-    listed = textwrap.wrap(", ".join(repr(m.name) for m in enum) + ",", 110, initial_indent=" " * 8, subsequent_indent=" " * 8)
-    lines = [f"class {name}Members:", f'    """The members of `{home}.{name}`, as constants (generated)."""', "",
+    lines = [f"class {name}Members:", f'    """The members of `{enum.__module__}.{name}`, as constants (generated)."""', "",
              "    #: the members it was written for (at import, an enum with others refuses it)",
-             "    MEMBERS: ClassVar[tuple[str, ...]] = (\n" + "\n".join(listed) + "\n    )", ""]  # fmt: skip
+             f"    MEMBERS: ClassVar[tuple[str, ...]] = (\n{listed([repr(m.name) for m in enum], ' ' * 8)}\n    )", ""]  # fmt: skip
     lines += [f"    {member.name}: Final = {name}.{member.name}" for member in enum]
     return "\n".join(lines) + "\n"
 
