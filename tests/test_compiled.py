@@ -104,6 +104,26 @@ def test_the_members_and_makers_are_the_enums_and_records() -> None:
     assert working.new_Part("s1@2", 3, truth) != Part("s1@2", 3)  # the comparison can fail
 
 
+def test_a_field_set_by_position_is_the_records_replace() -> None:
+    """`rules.with_field` (the rules' compiled `_replace`) sets the fields it names, by their
+    positions, and nothing else; the record keeps its type. The comparison can fail."""
+    from sim.analysis.check.search import NO_FAULTS
+    from sim.engine import rules
+    from sim.engine.state import Status, initial_state
+    from sim.model.schedule import Schedule
+    from sim.model.switches import Switches
+
+    state = initial_state(Switches(), Schedule())
+    ended = rules.with_field(state, rules._FINISHED, True, rules._LAST_TICK, 9)
+    assert ended == state._replace(finished=True, last_tick=9) and type(ended) is State
+    assert rules.with_field(ended, rules._HORIZON_REACHED, True) == state._replace(
+        finished=True, last_tick=9, horizon_reached=True)
+    assert ended != state._replace(finished=True, last_tick=8)  # the comparison can fail
+    attempt = rules.run_tick(state, 0, NO_FAULTS)[0].attempts[0]  # the first attempt, admitted at t0
+    unknown = rules.with_field(attempt, rules._STATUS, Status.UNKNOWN)
+    assert unknown == attempt._replace(status=Status.UNKNOWN) and type(unknown) is AttemptState
+
+
 # -- a build is used only while it is the sources' ------------------------------------------------
 def fake_build(tmp_path: Path) -> Path:
     """A package with the compiled modules' sources and one module more, a file where each
@@ -156,7 +176,9 @@ def test_the_finder_imports_the_source_unless_compiled(monkeypatch: pytest.Monke
     assert Finder().find_spec("sim.engine.rules", where) is None  # the usual finders: the compiled file first
     assert NAMES == {"sim.engine.primitives", "sim.engine.working", "sim.engine.rules", "sim.engine.keep",
                      "sim.analysis.check.canon", "sim.analysis.check.search", "sim.properties.stale_write",
-                     "sim.properties.effects_confirmed"}  # fmt: skip
+                     "sim.properties.effects_confirmed", "sim.properties.duplicate_effect",
+                     "sim.properties.misused_dependant", "sim.properties.two_acceptances",
+                     "sim.properties.wrong_acceptance"}  # fmt: skip
 
 
 def mode_of(package_parent: Path, env: dict[str, str] | None = None) -> list[str]:

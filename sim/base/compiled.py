@@ -42,6 +42,10 @@ MODULES = (
     "sim/analysis/check/search.py",
     "sim/properties/stale_write.py",
     "sim/properties/effects_confirmed.py",
+    "sim/properties/duplicate_effect.py",
+    "sim/properties/misused_dependant.py",
+    "sim/properties/two_acceptances.py",
+    "sim/properties/wrong_acceptance.py",
 )
 #: the compiled modules' shared library, a module of the package `sim`
 GROUP = "sim.native"

@@ -89,6 +89,24 @@ Steps = list[tuple[int, Part | None]]
 
 
 D = TypeVar("D")
+R = TypeVar("R", State, AttemptState)
+
+#: the positions of the fields set by `with_field` here (a NamedTuple's `_replace` is an
+#: interpreted function: about 12,000 instructions a call)
+_FINISHED: Final = State._fields.index("finished")
+_LAST_TICK: Final = State._fields.index("last_tick")
+_HORIZON_REACHED: Final = State._fields.index("horizon_reached")
+_STATUS: Final = AttemptState._fields.index("status")
+
+
+def with_field(record: R, i: int, value: object, j: int = -1, other: object = None) -> R:
+    """The record with field i set to value (and field j to other, if j is a position):
+    `record._replace(...)` by the fields' positions, compiled."""
+    fields = list(cast("tuple[object, ...]", record))
+    fields[i] = value
+    if j >= 0:
+        fields[j] = other
+    return _new(type(record), fields)
 
 
 def directed(fault: Fault | None, kind: type[D], default: D | None = None) -> D:
@@ -916,7 +934,7 @@ def suspect(state: State, t: int, faults: Faults) -> Step:
         a = d.attempts[i]
         since = heard(state, a, t)
         if since is not None and suspected(a, t, limit, since):
-            a = a._replace(status=Status.UNKNOWN)
+            a = with_field(a, _STATUS, Status.UNKNOWN)
             d.put(a)
             d.log(t, Kind.UNKNOWN, a.n, {"missed": t - since})
             if a.n == d.owner:
@@ -995,9 +1013,9 @@ assert State._fields[-1] == "tick"
 def end_of_tick(state: State, t: int) -> State:
     """After the controller's steps at t: the run is over, or the controller acts at t + 1."""
     if quiescent(state, t):
-        return state._replace(finished=True, last_tick=t)
+        return with_field(state, _FINISHED, True, _LAST_TICK, t)
     if t >= state.setup.horizon:
-        return state._replace(finished=True, last_tick=t, horizon_reached=True)
+        return with_field(with_field(state, _FINISHED, True, _LAST_TICK, t), _HORIZON_REACHED, True)
     fields = cast("tuple[object, ...]", state)  # as a tuple of any length: compiled, not unboxed field by field
     return _new(State, fields[:-1] + (t + 1,))  # state._replace(tick=t + 1), faster
 

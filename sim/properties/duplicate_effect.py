@@ -115,7 +115,7 @@ WORKFLOW_RETENTION = Failure(
 )
 
 
-PROPERTY = register(Property(
+PROPERTY: Property = register(Property(
     name="duplicate-effect",
     temporal=ALWAYS,
     description="the feed applied at most one post per accepted digest",

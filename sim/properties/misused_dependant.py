@@ -100,7 +100,7 @@ OWN_WEAKER_RULE = Failure(
     remedies=(),
 )
 
-PROPERTY = register(Property(
+PROPERTY: Property = register(Property(
     name="misused-dependant",
     temporal=ALWAYS,
     description="the newsletter started only on an accepted digest built from the then-current report",

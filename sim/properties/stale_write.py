@@ -14,6 +14,8 @@ Guarded by fencing tokens: with fencing on, every protected store rejects such a
 
 from __future__ import annotations
 
+from typing import Final
+
 from sim.model.events import write
 from sim.properties.base import (
     ALWAYS,
@@ -34,10 +36,14 @@ def superseded(e: Event, latest: int) -> bool:
     return (e.attempt or 0) < latest
 
 
+#: `Kind.ADMITTED` as a constant (compiled, a C static: docs/compiled.md)
+_ADMITTED: Final = Kind.ADMITTED
+
+
 def step(memo: Memo, e: Event, content: tuple[int, ...], position: int) -> tuple[Memo, bool]:
     """An applied write of a superseded writer breaks it. The memo: the number of the latest
     attempt admitted."""
-    if e.kind is Kind.ADMITTED:
+    if e.kind is _ADMITTED:
         return e.attempt, False
     return memo, write(e)["applied"] and superseded(e, memo)
 

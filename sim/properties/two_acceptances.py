@@ -47,7 +47,7 @@ def arose(seen: Seen, e: Event) -> bool:
     return seen.content(e.tick) in seen.accepted_before(e.tick, digest)
 
 
-PROPERTY = register(Property(
+PROPERTY: Property = register(Property(
     name="two-acceptances",
     temporal=ALWAYS,
     description="no two acceptances while the same report version was current",

@@ -55,7 +55,7 @@ def arose(seen: Seen, e: Event) -> bool:
     return seen.built(e.tick, digest) != seen.content(e.tick)
 
 
-PROPERTY = register(Property(
+PROPERTY: Property = register(Property(
     name="wrong-acceptance",
     temporal=ALWAYS,
     description="every accepted digest was built from the report content current when it was accepted",

@@ -39,7 +39,7 @@ with no merging and the schedule enumerator; `tests/test_search.py` runs merged 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Final, get_args, get_origin, get_type_hints
+from typing import Any, Final, cast, get_args, get_origin, get_type_hints
 
 from sim.base.compiled import digest
 from sim.engine.keep import AsContent, Before, Dropped, Form, IsSet, Keep, Kept, Nested, Relative, While, declarations
@@ -168,18 +168,20 @@ def readable(journal: tuple[tuple[Any, JournalRecord], ...], s: State, now: Now)
     version (every attempt admitted from now on) or a live attempt's pin; a content no
     longer among them never comes back (revisions only grow)."""
     if not s.setup.pins:
-        return tuple(sorted([(key, *JOURNAL_FORM(r, now)) for key, r in journal]))
-    content = s.versions[s.version]
+        return tuple(sorted([(key,) + JOURNAL_FORM(r, now) for key, r in journal]))
+    versions = s.versions
+    content = versions[s.version]
     pinned = [content]
     for a in s.attempts:
-        if a.next_tick is not None and a.pin is not None and s.versions[a.pin] is not content:
-            pinned.append(s.versions[a.pin])
+        if a.next_tick is not None and a.pin is not None and versions[a.pin] is not content:
+            pinned.append(versions[a.pin])
     out: list[tuple[Any, ...]] = []
     for key, r in journal:
-        i, c = key[0], key[1]
+        step = cast("tuple[int, ...]", key)  # with pins on: (step, section content, extras...)
+        i, c = step[0], step[1]
         for pin in pinned:
             if pin[i] == c:
-                out.append((key, *JOURNAL_FORM(r, now)))
+                out.append((key,) + JOURNAL_FORM(r, now))
                 break
     out.sort()
     return tuple(out)
