@@ -230,7 +230,7 @@ def test_a_field_declared_in_the_state_alone_reaches_the_working_copy_the_initia
     start = initial(Grown, setup)
     assert (start.backlog, start.deadline, start.note) == (8, None, "")
     assert tuple(start[:-4]) + (start.tick,) == initial_state(switches, worked_example(switches))
-    made: dict[str, Any] = {"_new": tuple.__new__, "Grown": Grown}
+    made: dict[str, Any] = {"_new": tuple.__new__, "Grown": Grown, "_Grown": Grown}  # the working module's head
     exec(compile("from __future__ import annotations\n" + working_class_source(Grown), "<Grown>", "exec"), made)  # noqa: S102
     thawed = made["WorkingGrown"](start)
     thawed.backlog += 1

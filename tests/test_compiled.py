@@ -57,7 +57,8 @@ def test_the_working_copy_follows_a_field_added_to_the_declaration() -> None:
                  "<grown>", "exec"), namespace)  # fmt: skip
     grown = working_class_source(namespace["Grown"])  # type: ignore[arg-type]
     assert "    backlog: int\n" in grown and "(\n            self.backlog, self.tick,\n        ) = r" in grown
-    run: dict[str, object] = {"_new": tuple.__new__, "Grown": namespace["Grown"]}
+    # what the module's head gives the class: `_new`, and each record type by its constant (`_Grown`)
+    run: dict[str, object] = {"_new": tuple.__new__, "Grown": namespace["Grown"], "_Grown": namespace["Grown"]}
     exec(compile("from __future__ import annotations\n" + grown, "<working Grown>", "exec"), run)  # noqa: S102
     copy = run["WorkingGrown"](namespace["Grown"](3, 7))  # type: ignore[operator]
     copy.backlog += 1

@@ -23,6 +23,7 @@ from sim.analysis.check.check import CheckBound, Config, check, configurations, 
 from sim.engine.run import run
 from sim.engine.rules import run_tick
 from sim.engine.state import State
+from sim.engine.trace import Kind
 from sim.engine.world import World
 from sim.model.faults import KINDS, Fault
 from sim.model.schedule import worked_example
@@ -174,6 +175,32 @@ def test_stepping_ticks_directly_gives_every_sweep_run() -> None:
             events += tick_events
         assert tuple(events) == whole.events
         assert (state.last_tick, state.horizon_reached) == (whole.last_tick, whole.horizon_reached)
+
+
+def test_the_rules_log_only_the_kinds_asked_for_and_step_the_same_states() -> None:
+    """`Faults.logged`: with a set of kinds the rules make exactly the events of those kinds
+    the full log holds, in order, and the same states; with None every event. Drawn at random:
+    the sweep's runs, a fault at random ticks, a random set of kinds each tick."""
+    rng = random.Random(27)
+    kinds = list(Kind)
+    dropped = 0
+    for switches in rng.sample(COMBINATIONS, 40):
+        state = World(switches, worked_example(switches)).state
+        while not state.finished:
+            t = state.tick
+            probe = Chooser({}, record=True)
+            run_tick(state, t, probe)
+            offered = [(i, fault) for i, moment, where in probe.consults or [] for kind in KINDS
+                       if kind.moment is moment for fault in kind.offers((), t, where, 8, worked_example(switches))]  # fmt: skip
+            plan = dict([rng.choice(offered)]) if offered and rng.random() < 0.3 else {}
+            logged = frozenset(rng.sample(kinds, rng.randint(0, len(kinds))))
+            whole, every = run_tick(state, t, Chooser(plan, record=False))
+            some, kept = run_tick(state, t, Chooser(plan, False, logged))
+            assert some == whole
+            assert kept == [e for e in every if e.kind in logged]
+            dropped += len(every) - len(kept)
+            state = whole
+    assert dropped > 100, "too few events left out to test"
 
 
 def choices_built_twice_or_orphaned(search: Search, levels: int = 6) -> tuple[list[str], int]:

@@ -80,7 +80,9 @@ def test_the_state_is_a_value() -> None:
 
 
 class Quiet:
-    """A schedule with no faults, as the step functions consult it."""
+    """A schedule with no faults, as the step functions consult it; every event logged."""
+
+    logged = None
 
     def consult(self, tick: int, moment: object, where: tuple[int, ...]) -> None:
         return None

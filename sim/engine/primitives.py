@@ -31,6 +31,12 @@ class Status(Enum):
     REFUSED = "refused"
     DONE = "done"
 
+    # hashed by identity, in C: a member is its only instance, and its equality is identity. An
+    # attempt's form holds its status, so every node key the search hashes does (`Enum.__hash__`
+    # is an interpreted call: about 1 % of the search's instructions). A hash differs from process
+    # to process either way (a name's hash does too), and nothing iterates a set of statuses.
+    __hash__ = object.__hash__
+
 
 #: `Status.RUNNING` as a constant (compiled, a C static; an enum member read from its class is
 #: a lookup through the metaclass's `__getattr__`)

@@ -377,7 +377,7 @@ def working_class_source(cls: type) -> str:
              f"    FIELDS: ClassVar[tuple[str, ...]] = (\n{listed([repr(name) for name in names], ' ' * 8)}\n    )", ""]  # fmt: skip
     lines += [f"    {name}: {attribute_type(hints[name])}" for name in names]
     lines += ["", f"    def __init__(self, r: {cls.__name__}) -> None:", f"        (\n{fields}\n        ) = r", "",
-              f"    def freeze(self) -> {cls.__name__}:", f"        return _new({cls.__name__}, (\n{fields}\n        ))"]  # fmt: skip
+              f"    def freeze(self) -> {cls.__name__}:", f"        return _new(_{cls.__name__}, (\n{fields}\n        ))"]  # fmt: skip
     return "\n".join(lines) + "\n"
 
 
@@ -419,6 +419,8 @@ def working_source() -> str:
         "Generated from the fields of `sim.engine.state` by `python -m sim.engine.state`: do not edit;\n"
         '`tests/test_compiled.py` fails while it differs from what that writes."""\n\n'
         f"from __future__ import annotations\n\nfrom typing import ClassVar, Final\n\n{imports}\n_new: Final = tuple.__new__\n"
+        "#: the record types made here, as constants (compiled, a C static rather than a lookup by name)\n"
+        + "".join(f"_{cls.__name__}: Final = {cls.__name__}\n" for cls in (State, AttemptState, *MADE))
     )
     differ = [f"{cls.__name__}._fields != Working{cls.__name__}.FIELDS" for cls in (State, AttemptState)]
     differ += [f"{cls.__name__}._fields != {cls._fields!r}" for cls in MADE]  # type: ignore[attr-defined]
@@ -442,7 +444,7 @@ def maker_source(cls: type) -> str:
     params = ", ".join(f"{name}: {attribute_type(hints[name])}" for name in fields)
     return (f"def new_{cls.__name__}({params}) -> {cls.__name__}:\n"
             f'    """`{cls.__name__}(...)`, every field given (generated)."""\n'
-            f"    return _new({cls.__name__}, ({', '.join(fields)},))\n")  # fmt: skip
+            f"    return _new(_{cls.__name__}, ({', '.join(fields)},))\n")  # fmt: skip
 
 
 def members_source(enum: type[Enum]) -> str:

@@ -15,6 +15,14 @@ from sim.model.events import Kind
 from sim.model.faults.base import Moment
 
 _new: Final = tuple.__new__
+#: the record types made here, as constants (compiled, a C static rather than a lookup by name)
+_State: Final = State
+_AttemptState: Final = AttemptState
+_Truth: Final = Truth
+_Part: Final = Part
+_JournalRecord: Final = JournalRecord
+_Candidate: Final = Candidate
+_Acceptance: Final = Acceptance
 
 
 class WorkingState:
@@ -73,7 +81,7 @@ class WorkingState:
         ) = r
 
     def freeze(self) -> State:
-        return _new(State, (
+        return _new(_State, (
             self.setup, self.versions, self.version, self.last_change, self.last_acceptance, self.epoch,
             self.journal, self.candidates, self.acceptances, self.effects, self.feeds, self.posts, self.sends,
             self.attempts, self.owner, self.assessed, self.started, self.down, self.outage, self.finished,
@@ -126,7 +134,7 @@ class WorkingAttemptState:
         ) = r
 
     def freeze(self) -> AttemptState:
-        return _new(AttemptState, (
+        return _new(_AttemptState, (
             self.n, self.token, self.pin, self.inherited, self.status, self.next_tick, self.crashed,
             self.silent_since, self.results, self.unwritten, self.step, self.phase, self.held, self.verdict,
             self.candidate, self.ended, self.unheard, self.code, self.effect, self.calls,
@@ -135,27 +143,27 @@ class WorkingAttemptState:
 
 def new_Truth(changed: bool, also: tuple[tuple[int, int, bool], ...], wrong: bool, code: int) -> Truth:
     """`Truth(...)`, every field given (generated)."""
-    return _new(Truth, (changed, also, wrong, code,))
+    return _new(_Truth, (changed, also, wrong, code,))
 
 
 def new_Part(result: str, content: int, truth: Truth) -> Part:
     """`Part(...)`, every field given (generated)."""
-    return _new(Part, (result, content, truth,))
+    return _new(_Part, (result, content, truth,))
 
 
 def new_JournalRecord(result: str, content: int, attempt: int, truth: Truth) -> JournalRecord:
     """`JournalRecord(...)`, every field given (generated)."""
-    return _new(JournalRecord, (result, content, attempt, truth,))
+    return _new(_JournalRecord, (result, content, attempt, truth,))
 
 
 def new_Candidate(digest: str, attempt: int, token: int, parts: tuple[Part, ...], pin: int | None, tick: int) -> Candidate:
     """`Candidate(...)`, every field given (generated)."""
-    return _new(Candidate, (digest, attempt, token, parts, pin, tick,))
+    return _new(_Candidate, (digest, attempt, token, parts, pin, tick,))
 
 
 def new_Acceptance(digest: str, version: int | None, tick: int) -> Acceptance:
     """`Acceptance(...)`, every field given (generated)."""
-    return _new(Acceptance, (digest, version, tick,))
+    return _new(_Acceptance, (digest, version, tick,))
 
 
 class KindMembers:

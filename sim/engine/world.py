@@ -25,7 +25,7 @@ from sim.engine.state import State, initial_state, input_ticks
 from sim.model.faults import Fault, Moment, RunFacts
 from sim.model.schedule import Schedule
 from sim.model.switches import Switches
-from sim.engine.trace import Event
+from sim.engine.trace import Event, Kind
 
 #: where a consult happened: (tick, sequence number within the run); the input phase of tick t is (t, 0)
 Position = tuple[int, int]
@@ -42,6 +42,8 @@ class World:
         self.env = simpy.Environment(initial_time=self.state.tick)
         # the fault schedule, as the engine consults it (docs/model.md §9 and sim/model/faults)
         self.faults = {(f.moment.value, *f.where()): f for f in schedule.faults}
+        #: the kinds of event the rules log (`rules.Faults.logged`): every kind, for the trace
+        self.logged: frozenset[Kind] | None = None
         self.moments = 0  # consults so far (the input phases aside)
         self.input_ticks = input_ticks(schedule)
         self.fired: dict[Fault, Position] = {}

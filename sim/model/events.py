@@ -88,6 +88,10 @@ class Kind(Enum):
     CONTROLLER_UP = "controller-up"  # and restarts, with what survived on storage
     ADOPTED = "adopted"  # a fenced worker returns the owner's result (beyond it: `fenced_end`)
 
+    # hashed by identity, in C (as `Status` is, `sim.engine.primitives`): the search looks up the
+    # monitors of every event by its kind; a member is its only instance, its equality identity
+    __hash__ = object.__hash__
+
 
 class Event(NamedTuple):
     """One thing that happened at a tick; `detail` holds the fields its kind declares."""

@@ -105,7 +105,7 @@ class Now:
 def canonical(state: State) -> Canonical:
     """The canonical form of a state at the start of its tick (see the module docstring)."""
     now = Now(state)
-    return STATE_FORM(state, now)
+    return form_State(state, now) if AS_WRITTEN else STATE_FORM(state, now)
 
 
 # -- the irregular forms, named by the declarations -------------------------------------------------
@@ -139,7 +139,10 @@ def window(unheard: tuple[int, int] | None, a: AttemptState, now: Now) -> tuple[
 
 
 def results(parts: tuple[Part | None, ...], a: AttemptState, now: Now) -> Any:
-    form = tuple([None if p is None else PART_FORM(p, now) for p in parts])
+    if AS_WRITTEN:
+        form = tuple([None if p is None else form_Part(p, now) for p in parts])
+    else:
+        form = tuple([None if p is None else PART_FORM(p, now) for p in parts])
     if now.setup.rereads:
         return form
     return form, has_called(a.n, parts)
@@ -168,6 +171,8 @@ def readable(journal: tuple[tuple[Any, JournalRecord], ...], s: State, now: Now)
     version (every attempt admitted from now on) or a live attempt's pin; a content no
     longer among them never comes back (revisions only grow)."""
     if not s.setup.pins:
+        if AS_WRITTEN:
+            return tuple(sorted([(key,) + form_JournalRecord(r, now) for key, r in journal]))
         return tuple(sorted([(key,) + JOURNAL_FORM(r, now) for key, r in journal]))
     versions = s.versions
     content = versions[s.version]
@@ -181,7 +186,7 @@ def readable(journal: tuple[tuple[Any, JournalRecord], ...], s: State, now: Now)
         i, c = step[0], step[1]
         for pin in pinned:
             if pin[i] == c:
-                out.append((key,) + JOURNAL_FORM(r, now))
+                out.append((key,) + (form_JournalRecord(r, now) if AS_WRITTEN else JOURNAL_FORM(r, now)))
                 break
     out.sort()
     return tuple(out)
@@ -307,7 +312,7 @@ def attempt(a: AttemptState, now: Now) -> tuple[Any, ...]:
     hit = _memo.get(id(a))
     if hit is not None and hit[0] is a and hit[1] is now.versions and hit[2] == now.stamp:
         return hit[3]  # type: ignore[no-any-return]
-    value = ATTEMPT_FORM(a, now)
+    value = form_AttemptState(a, now) if AS_WRITTEN else ATTEMPT_FORM(a, now)
     _memo[id(a)] = (a, now.versions, now.stamp, value)
     return value
 
@@ -450,6 +455,10 @@ STATE_FORM: Final = PLANS[State]
 ATTEMPT_FORM: Final = PLANS[AttemptState]
 PART_FORM: Final = PLANS[Part]
 JOURNAL_FORM: Final = PLANS[JournalRecord]
+#: whether the forms are the ones written out above: then `canonical`, `attempt`, `results` and
+#: `readable` call them by name (compiled, a C call rather than a call through `PLANS`, which goes
+#: through the interpreter's calling convention: about 1 % of the search's instructions)
+AS_WRITTEN: Final = all(PLANS[cls] is globals()[f"form_{cls.__name__}"] for cls in RECORDS)
 __all__ = ["FORMS", "PLANS", "Canonical", "canonical", "declarations", "forget", "readable", "trim"]
 
 
