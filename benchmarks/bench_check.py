@@ -44,7 +44,9 @@ checkpoint mode searched level by level together, each row merging as `sim check
 A node's transitions are computed once, for the first row that holds its state (equal up to
 the switches), with the engine's `Setup` behind a proxy that notes every field the ticks read;
 another row holding the same state takes them over when its switches agree with the first
-row's on every field read (the same for a run past the horizon). Reports the expansions
+row's on every field read (the same for a run past the horizon). It runs interpreted
+(`SIM_COMPILED=0`, docs/compiled.md): compiled, the rules read a `Setup` as a C struct, which
+no proxy can stand in for. Reports the expansions
 computed and taken over, which differing switches were read, the CPU against the rows searched
 one by one, and whether every row's findings (nodes, transitions, schedules, violations,
 counterexamples) are the same.
@@ -707,6 +709,10 @@ def main() -> None:
     elif args.what == "share":
         share(2 if args.faults is None else args.faults, args.horizon or 10)
     elif args.what == "lockstep":
+        from sim.base.compiled import mode
+
+        if mode() == "compiled":  # the proxy of `Setup` (`Reading`) stands in for the interpreted class only
+            os.execve(sys.executable, [sys.executable, *sys.argv], {**os.environ, "SIM_COMPILED": "0"})
         lockstep(2 if args.faults is None else args.faults, args.horizon or 8)
     elif args.what == "instructions":
         instructions(2 if args.faults is None else args.faults, args.horizon or 8, args.against)

@@ -175,7 +175,7 @@ def test_the_finder_imports_the_source_unless_compiled(monkeypatch: pytest.Monke
     assert Finder().find_spec("sim.native__mypyc", [str(PACKAGE)]) is None  # the shared library: no source
     monkeypatch.setattr(compiled, "_decided", "compiled")
     assert Finder().find_spec("sim.engine.rules", where) is None  # the usual finders: the compiled file first
-    assert NAMES == {"sim.engine.primitives", "sim.engine.working", "sim.engine.rules", "sim.engine.keep",
+    assert NAMES == {"sim.engine.primitives", "sim.engine.setup", "sim.engine.working", "sim.engine.rules", "sim.engine.keep",
                      "sim.analysis.check.canon", "sim.analysis.check.search", "sim.properties.stale_write",
                      "sim.properties.effects_confirmed", "sim.properties.duplicate_effect",
                      "sim.properties.misused_dependant", "sim.properties.two_acceptances",

@@ -13,6 +13,7 @@ import random
 
 import pytest
 
+from sim.engine.rules import Faults
 from sim.engine.run import run, run_through, run_world
 from sim.engine.state import State, initial_state
 from sim.engine.world import World
@@ -79,10 +80,8 @@ def test_the_state_is_a_value() -> None:
     assert initial_state(switches, schedule) == initial_state(switches, schedule)
 
 
-class Quiet:
+class Quiet(Faults):
     """A schedule with no faults, as the step functions consult it; every event logged."""
-
-    logged = None
 
     def consult(self, tick: int, moment: object, where: tuple[int, ...]) -> None:
         return None

@@ -35,6 +35,7 @@ from types import ModuleType
 #: it says so: `mypyc_attr(allow_interpreted_subclasses=True)`)
 MODULES = (
     "sim/engine/primitives.py",
+    "sim/engine/setup.py",
     "sim/engine/working.py",
     "sim/engine/rules.py",
     "sim/engine/keep.py",

@@ -48,7 +48,6 @@ refused at import) and, for `State`, its value at t0 as its default (a constant,
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from enum import Enum
 from typing import Annotated, Any, NamedTuple, TypeVar
 
@@ -65,6 +64,7 @@ from sim.engine.records import (
 from sim.model.faults import Moment
 # defined there to be compiled with the rules (docs/compiled.md), and read here as before
 from sim.engine.primitives import Status as Status, alive as alive, heard_of as heard_of
+from sim.engine.setup import Dependant as Dependant, Setup as Setup
 from sim.model.knobs import KNOBS
 from sim.model.schedule import Schedule
 from sim.model.switches import Checkpoints, Fencing, Gate, Key, Pins, Reader, Receiver, Rule, Switches
@@ -160,81 +160,6 @@ class AttemptState(NamedTuple):
         """The tick of its last heartbeat the controller heard, if it has missed any by t:
         `primitives.last_heard`."""
         return primitives.last_heard(self, t)
-
-
-@dataclass(frozen=True, slots=True)
-class Dependant:
-    """A dependant as the run reads it: its name, ready tick, rule and gate (the switches'
-    where its workflow leaves them unset)."""
-
-    name: str
-    ready: int
-    rule: Rule
-    fail_open: bool
-
-
-@dataclass(frozen=True, slots=True)
-class Setup:
-    """What the switches and the schedule fix for the whole run (a slotted dataclass rather
-    than a NamedTuple: the rules read it at every step, and slot reads are the fast ones)."""
-
-    fencing: bool
-    pins: bool
-    per_step: bool
-    key: Key
-    sections: int
-    heartbeat_limit: int
-    horizon: int
-    last_change_at: int  # the last tick with a scheduled report change (-1: none)
-    #: the effects after the acceptance, in order, each with its receiver: the article's one
-    #: announcement (its feed as the knobs receiver, retention and compensate say) or a
-    #: workflow's (`Schedule.effects`, docs/workflows.md)
-    receivers: tuple[Receiver, ...]
-    #: the dependants (the article's newsletter, or a workflow's), rule and gate resolved
-    dependants: tuple[Dependant, ...]
-    # engine behaviours beyond the article (`sim.model.knobs`; the article's at their defaults)
-    rereads: bool = True  # zombie=rereads: the journal is looked up before every step
-    step_fencing: bool = False  # fencing_scope=step: a replaced worker gets no further step
-    owner_fencing: bool = False  # fencing_by=owner: stores compare the writer with the owner
-    adopts: bool = False  # fenced_end=adopts: a fenced worker returns the owner's result
-    retries: int = 0  # retries=N: a step re-delivered to a worker paused inside it, at most N times
-    # knobs beyond the article's model (docs/outside.md); the defaults are the article's
-    reads_next: bool = False  # a step also reads the next section (reads != declared)
-    reads_keyed: bool = False  # ... and its journal key names it (reads=next-section-keyed)
-    figures: bool = False  # the assessor checks every figure (assessor=figures)
-    journal_code: bool = False  # the journal key names the code version (journal_code=yes)
-    strict: bool = False  # a record of other code stops the attempt (replay=strict)
-    #: beyond the article's model: what of the controller survives its restart (the knob
-    #: `controller_state`: "durable", "no-epoch", "no-intents" or "old-timers"), and the
-    #: first owner token (where a counter that is not durable starts again)
-    controller_state: str = "durable"
-    first_token: int = 41
-    #: the step (0-based) whose result carries the figure the dependant quotes: the article's
-    #: s2, the revenue; another workflow's first step reading its figure part (docs/workflows.md)
-    figure: int = 1
-    #: each step's model calls (a workflow's; `Schedule.calls`): () for one each, the article's
-    calls: tuple[int, ...] = ()
-
-    # the first effect's receiver and the first dependant, as the article's pages name them
-    @property
-    def retention(self) -> int | None:
-        """Ticks the first receiver remembers a key (None: for ever)."""
-        return self.receivers[0].retention
-
-    @property
-    def compensate(self) -> bool:
-        """Whether the first effect's inherited resend is a correction."""
-        return self.receivers[0].correction
-
-    @property
-    def newsletter_ready(self) -> int:
-        """The first dependant's ready tick (0 with none)."""
-        return self.dependants[0].ready if self.dependants else 0
-
-    @property
-    def named(self) -> bool:
-        """Whether events name their effect and dependant (`primitives.named_run`)."""
-        return primitives.named_run(self)
 
 
 #: the same in every node of one search level (or the end of the run)
@@ -420,7 +345,7 @@ def working_source() -> str:
         '`tests/test_compiled.py` fails while it differs from what that writes."""\n\n'
         f"from __future__ import annotations\n\nfrom typing import ClassVar, Final\n\n{imports}\n_new: Final = tuple.__new__\n"
         "#: the record types made here, as constants (compiled, a C static rather than a lookup by name)\n"
-        + "".join(f"_{cls.__name__}: Final = {cls.__name__}\n" for cls in (State, AttemptState, *MADE))
+        + "".join(f"_{cls.__name__}: Final = {cls.__name__}\n" for cls in dict.fromkeys((State, AttemptState, *MADE)))
     )
     differ = [f"{cls.__name__}._fields != Working{cls.__name__}.FIELDS" for cls in (State, AttemptState)]
     differ += [f"{cls.__name__}._fields != {cls._fields!r}" for cls in MADE]  # type: ignore[attr-defined]
@@ -433,18 +358,43 @@ def working_source() -> str:
 
 
 #: the records the rules make on every tick, each by a function written out for it (`maker_source`)
-MADE: tuple[type, ...] = (records.Truth, Part, JournalRecord, Candidate, Acceptance)
+MADE: tuple[type, ...] = (records.Truth, Part, JournalRecord, Candidate, Acceptance, AttemptState)
 
 
 def maker_source(cls: type) -> str:
     """`new_Part(...)`: the record made without its NamedTuple's Python-level `__new__` (a call
-    into the interpreter for each record the rules make), every field given."""
+    into the interpreter for each record the rules make), every field given, or left at its
+    declared default where it and every field after it have a plain one (`AttemptState`'s last)."""
     hints = cls.__annotations__
     fields = cls._fields  # type: ignore[attr-defined]
-    params = ", ".join(f"{name}: {attribute_type(hints[name])}" for name in fields)
-    return (f"def new_{cls.__name__}({params}) -> {cls.__name__}:\n"
+    given = cls._field_defaults  # type: ignore[attr-defined]
+    defaults: dict[str, Any] = {}
+    for name in reversed(fields):  # from the last field back, while each has a plain default
+        if name not in given or type(given[name]) not in (int, bool, str, type(None)):
+            break
+        defaults[name] = given[name]
+    params = [f"{name}: {attribute_type(hints[name])}" + (f" = {defaults[name]!r}" if name in defaults else "")
+              for name in fields]  # fmt: skip
+    head = f"def new_{cls.__name__}({', '.join(params)}) -> {cls.__name__}:"
+    made = f"    return _new(_{cls.__name__}, ({', '.join(fields)},))"
+    if len(head) > 120:  # wrapped, a parameter or field whole on its line
+        head = f"def new_{cls.__name__}(\n{packed(params, ' ' * 4)}\n) -> {cls.__name__}:"
+        made = f"    return _new(_{cls.__name__}, (\n{packed(list(fields), ' ' * 8)}\n    ))"
+    return (f"{head}\n"
             f'    """`{cls.__name__}(...)`, every field given (generated)."""\n'
-            f"    return _new(_{cls.__name__}, ({', '.join(fields)},))\n")  # fmt: skip
+            f"{made}\n")  # fmt: skip
+
+
+def packed(items: list[str], indent: str) -> str:
+    """Items as a comma-separated source list, as many whole items a line as fit in 110 columns."""
+    lines = [indent]
+    for item in items:
+        if len(lines[-1]) > len(indent) and len(lines[-1]) + len(item) + 2 > 110:
+            lines[-1] = lines[-1].rstrip()
+            lines.append(indent)
+        lines[-1] += f"{item}, "
+    lines[-1] = lines[-1].rstrip()
+    return "\n".join(lines)
 
 
 def members_source(enum: type[Enum]) -> str:

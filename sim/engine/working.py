@@ -10,7 +10,8 @@ from typing import ClassVar, Final
 
 from sim.engine.primitives import Status
 from sim.engine.records import Acceptance, Candidate, Feed, JournalKey, JournalRecord, Part, Truth
-from sim.engine.state import AttemptState, Held, Setup, State
+from sim.engine.setup import Setup
+from sim.engine.state import AttemptState, Held, State
 from sim.model.events import Kind
 from sim.model.faults.base import Moment
 
@@ -141,7 +142,7 @@ class WorkingAttemptState:
         ))
 
 
-def new_Truth(changed: bool, also: tuple[tuple[int, int, bool], ...], wrong: bool, code: int) -> Truth:
+def new_Truth(changed: bool, also: tuple[tuple[int, int, bool], ...], wrong: bool = False, code: int = 0) -> Truth:
     """`Truth(...)`, every field given (generated)."""
     return _new(_Truth, (changed, also, wrong, code,))
 
@@ -156,14 +157,32 @@ def new_JournalRecord(result: str, content: int, attempt: int, truth: Truth) -> 
     return _new(_JournalRecord, (result, content, attempt, truth,))
 
 
-def new_Candidate(digest: str, attempt: int, token: int, parts: tuple[Part, ...], pin: int | None, tick: int) -> Candidate:
+def new_Candidate(
+    digest: str, attempt: int, token: int, parts: tuple[Part, ...], pin: int | None, tick: int,
+) -> Candidate:
     """`Candidate(...)`, every field given (generated)."""
-    return _new(_Candidate, (digest, attempt, token, parts, pin, tick,))
+    return _new(_Candidate, (
+        digest, attempt, token, parts, pin, tick,
+    ))
 
 
 def new_Acceptance(digest: str, version: int | None, tick: int) -> Acceptance:
     """`Acceptance(...)`, every field given (generated)."""
     return _new(_Acceptance, (digest, version, tick,))
+
+
+def new_AttemptState(
+    n: int, token: int, pin: int | None, inherited: str | None, status: Status, next_tick: int | None,
+    crashed: bool, silent_since: int | None, results: tuple[Part | None, ...], unwritten: tuple[int, ...],
+    step: int, phase: str, held: Held | None, verdict: tuple[bool, int] | None, candidate: str | None,
+    ended: int | None, unheard: tuple[int, int] | None = None, code: int = 0, effect: int = 0,
+    calls: int = 0,
+) -> AttemptState:
+    """`AttemptState(...)`, every field given (generated)."""
+    return _new(_AttemptState, (
+        n, token, pin, inherited, status, next_tick, crashed, silent_since, results, unwritten, step, phase,
+        held, verdict, candidate, ended, unheard, code, effect, calls,
+    ))
 
 
 class KindMembers:
@@ -244,6 +263,7 @@ if (
     or JournalRecord._fields != ('result', 'content', 'attempt', 'truth')
     or Candidate._fields != ('digest', 'attempt', 'token', 'parts', 'pin', 'tick')
     or Acceptance._fields != ('digest', 'version', 'tick')
+    or AttemptState._fields != ('n', 'token', 'pin', 'inherited', 'status', 'next_tick', 'crashed', 'silent_since', 'results', 'unwritten', 'step', 'phase', 'held', 'verdict', 'candidate', 'ended', 'unheard', 'code', 'effect', 'calls')
     or tuple(Kind.__members__) != KindMembers.MEMBERS
     or tuple(Moment.__members__) != MomentMembers.MEMBERS
     or tuple(Status.__members__) != StatusMembers.MEMBERS

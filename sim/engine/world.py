@@ -25,7 +25,8 @@ from sim.engine.state import State, initial_state, input_ticks
 from sim.model.faults import Fault, Moment, RunFacts
 from sim.model.schedule import Schedule
 from sim.model.switches import Switches
-from sim.engine.trace import Event, Kind
+from sim.engine.rules import Faults
+from sim.engine.trace import Event
 
 #: where a consult happened: (tick, sequence number within the run); the input phase of tick t is (t, 0)
 Position = tuple[int, int]
@@ -33,7 +34,7 @@ Position = tuple[int, int]
 Consult = tuple[int, int, Moment, tuple[int, ...]]
 
 
-class World:
+class World(Faults):
     def __init__(self, switches: Switches, schedule: Schedule, record: bool = False,
                  state: State | None = None) -> None:  # fmt: skip
         self.switches = switches
@@ -41,9 +42,8 @@ class World:
         self.state = initial_state(switches, schedule) if state is None else state
         self.env = simpy.Environment(initial_time=self.state.tick)
         # the fault schedule, as the engine consults it (docs/model.md §9 and sim/model/faults)
+        Faults.__init__(self)  # the rules log every kind of event: the trace holds them all
         self.faults = {(f.moment.value, *f.where()): f for f in schedule.faults}
-        #: the kinds of event the rules log (`rules.Faults.logged`): every kind, for the trace
-        self.logged: frozenset[Kind] | None = None
         self.moments = 0  # consults so far (the input phases aside)
         self.input_ticks = input_ticks(schedule)
         self.fired: dict[Fault, Position] = {}

@@ -325,6 +325,8 @@ def record(r: Any, now: Now) -> tuple[Any, ...]:
 def shared(value: Any, now: Now, stamp: int | None, build: Callable[[Any, Now], Any]) -> Any:
     """`build(value, now)` for a part of the state, remembered by its identity, the versions
     and `stamp` (None: no record in it reads the tick)."""
+    if not value:  # nothing in it (an empty tuple, None): its form is the value itself
+        return value
     hit = _memo.get(id(value))
     if hit is not None and hit[0] is value and hit[1] is now.versions and hit[2] == stamp:
         return hit[3]

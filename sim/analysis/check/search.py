@@ -51,7 +51,7 @@ from sim import properties
 from sim.analysis.check import canon
 from sim.analysis.check.canon import canonical
 from sim.engine.primitives import content
-from sim.engine.rules import run_tick
+from sim.engine.rules import Faults, run_tick
 from sim.engine.state import State, initial_state
 from sim.model.faults import KINDS, Fault, Moment, check_order
 from sim.properties.base import Monitor, Property, judged_under
@@ -72,14 +72,11 @@ Step = Callable[[Any, Event, tuple[int, ...], int], tuple[Any, bool]]
 MERGES: Final = ("canonical", "none")
 
 
-class NoFaults:
+class NoFaults(Faults):
     """The fault schedule with nothing left in it; the rules log the kinds of event in `logged`
     (None: every kind, `rules.Faults.logged`)."""
 
-    __slots__ = ("logged",)
-
-    def __init__(self, logged: frozenset[Kind] | None = None) -> None:
-        self.logged = logged
+    __slots__ = ()
 
     def consult(self, tick: int, moment: Moment, where: tuple[int, ...]) -> None:
         return None
@@ -93,19 +90,19 @@ def keys(faults: Sequence[Fault]) -> Keys:
     return tuple(sorted(check_order(f) for f in faults))
 
 
-class Chooser:
+class Chooser(Faults):
     """The faults the rules consult during one transition: the plan's fault at each chosen
     consult (counted from 0 within the tick), none elsewhere; with `record`, every consult
     in order (where further faults may be chosen). The rules log the kinds of event in
     `logged` (None: every kind, `rules.Faults.logged`)."""
 
-    __slots__ = ("consults", "logged", "plan", "seq")
+    __slots__ = ("consults", "plan", "seq")
 
     def __init__(self, plan: dict[int, Fault], record: bool, logged: frozenset[Kind] | None = None) -> None:
+        Faults.__init__(self, logged)
         self.plan = plan
         self.seq = 0
         self.consults: list[tuple[int, Moment, tuple[int, ...]]] | None = [] if record else None
-        self.logged = logged
 
     def consult(self, tick: int, moment: Moment, where: tuple[int, ...]) -> Fault | None:
         i = self.seq
