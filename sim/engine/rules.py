@@ -658,8 +658,11 @@ def compute(d: Draft, w: Worker, t: int, i: int) -> Part:
     fault = d.faults.consult(t, Moment.CALL, (w.n, i + 1))
     wrong = fault is not None and directed(fault, Wrong) == WRONG
     part = new_Part(result_id(i, w.n), content, new_Truth(changed, also, wrong, w.code))
-    detail: dict[str, Any] = {"step": i + 1, "result": part.result, "content": content}
     calls = d.setup.calls[i] if d.setup.calls else 1
+    w.calls += calls
+    if not d.logs(Kind.COMPUTED):  # its event's detail is made only where it is logged
+        return part
+    detail: dict[str, Any] = {"step": i + 1, "result": part.result, "content": content}
     if calls != 1:  # a workflow's step of no model call, or of several (the article's: one)
         detail["calls"] = calls
     if changed:
@@ -670,9 +673,7 @@ def compute(d: Draft, w: Worker, t: int, i: int) -> Part:
         detail["wrong"] = True
     if w.code:
         detail["code"] = w.code + 1
-    w.calls += calls
-    if d.logs(Kind.COMPUTED):
-        d.log(t, Kind.COMPUTED, w.n, detail)
+    d.log(t, Kind.COMPUTED, w.n, detail)
     return part
 
 

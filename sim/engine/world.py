@@ -41,8 +41,8 @@ class World(Faults):
         self.schedule = schedule
         self.state = initial_state(switches, schedule) if state is None else state
         self.env = simpy.Environment(initial_time=self.state.tick)
-        # the fault schedule, as the engine consults it (docs/model.md §9 and sim/model/faults)
         Faults.__init__(self)  # the rules log every kind of event: the trace holds them all
+        # the fault schedule, as the engine consults it (docs/model.md §9 and sim/model/faults)
         self.faults = {(f.moment.value, *f.where()): f for f in schedule.faults}
         self.moments = 0  # consults so far (the input phases aside)
         self.input_ticks = input_ticks(schedule)
