@@ -306,6 +306,48 @@ def test_the_forms_written_out_are_the_declarations_and_are_the_ones_used() -> N
         assert canon.PLANS[cls] is getattr(canon, f"form_{cls.__name__}")
 
 
+def test_the_forms_are_called_by_name_only_while_they_are_the_ones_in_use(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`canon.AS_WRITTEN`: true here, where the written forms are current; the same check is
+    false for forms made from the declarations (what a stale copy gives), and the forms called
+    by name are then the made ones' equals."""
+    from sim.analysis.check import canon
+
+    assert canon.AS_WRITTEN and canon.in_use(canon.PLANS)
+    monkeypatch.setattr(canon, "WRITTEN", "0" * 32)
+    made = canon.plans()
+    assert not canon.in_use(made)
+    canon.trim()
+
+
+def test_the_phases_are_called_by_name_only_in_the_declared_order() -> None:
+    """`rules.WRITTEN_ORDER`: true for the order `sim.engine.order` declares, false for any other
+    (the declared order then runs through its tuples, `rules.stepped`); and the calls written
+    out give what the declared order gives, tick by tick, on sweep runs with their faults."""
+    from sim.engine import rules
+    from sim.analysis.sweep import COMBINATIONS
+    from sim.engine.world import World
+    from sim.model.schedule import worked_example
+
+    phases, steps = rules.TICK_PHASES, rules.CONTROLLER_STEPS
+    assert rules.WRITTEN_ORDER and rules.as_written(phases, steps)
+    assert not rules.as_written(phases[::-1], steps)
+    assert not rules.as_written(phases, (steps[1], steps[0], *steps[2:]))
+    ticks = 0
+    for switches in COMBINATIONS[::97]:
+        schedule = worked_example(switches)
+        written, declared = World(switches, schedule), World(switches, schedule)
+        state = written.state
+        while not state.finished:
+            t = state.tick
+            assert rules.controller(state, t, written) == (
+                lambda s, e: (rules.end_of_tick(s, t), e or rules.NO_EVENTS))(*rules.stepped(steps, state, t, declared))
+            after, events = rules.run_tick(state, t, written)
+            assert (after, events) == rules.stepped(phases, state, t, declared)
+            state = after
+            ticks += 1
+    assert ticks > 100
+
+
 def test_forms_written_out_that_are_stale_are_never_used(monkeypatch: pytest.MonkeyPatch) -> None:
     """Were a declaration changed without writing the forms out again, the digest would differ:
     the forms are then made from the declarations at import, the same forms, never the stale ones."""

@@ -1065,12 +1065,8 @@ def controller(state: State, t: int, faults: Faults) -> Step:
         state, e3 = suspect(state, t, faults)
         state, e4 = rebuild(state, t, faults)
     else:
-        zeroth, first, second, third, fourth = CONTROLLER_STEPS
-        state, e0 = zeroth(state, t, faults)
-        state, e1 = first(state, t, faults)
-        state, e2 = second(state, t, faults)
-        state, e3 = third(state, t, faults)
-        state, e4 = fourth(state, t, faults)
+        state, events = stepped(CONTROLLER_STEPS, state, t, faults)
+        return end_of_tick(state, t), events or NO_EVENTS
     if e0 or e1 or e2 or e3 or e4:
         return end_of_tick(state, t), [*e0, *e1, *e2, *e3, *e4]
     return end_of_tick(state, t), NO_EVENTS
@@ -1109,18 +1105,20 @@ def run_tick(state: State, t: int, faults: Faults) -> tuple[State, list[Event]]:
     its phases in `order.PHASES` order, the order SimPy's priorities give them. The input
     phase consults the faults at every tick."""
     if not WRITTEN_ORDER:
-        return run_declared(state, t, faults)
+        return stepped(TICK_PHASES, state, t, faults)
     state, e0 = input_phase(state, t, faults)  # the phases called directly, in `order.PHASES` order
     state, e1 = workers_phase(state, t, faults)
     state, e2 = controller(state, t, faults)
     return state, [*e0, *e1, *e2]
 
 
-def run_declared(state: State, t: int, faults: Faults) -> tuple[State, list[Event]]:
-    """`run_tick` through the tuple of its phases (`TICK_PHASES`) rather than written out."""
+def stepped(steps: Sequence[Callable[[State, int, Faults], Step]], state: State, t: int,
+            faults: Faults) -> tuple[State, list[Event]]:  # fmt: skip
+    """Steps in the order given, each from the state the one before left, and their events:
+    the declared order (`TICK_PHASES`, `CONTROLLER_STEPS`) where it is not the written one."""
     events: list[Event] = []
-    for phase in TICK_PHASES:
-        state, e = phase(state, t, faults)
+    for step in steps:
+        state, e = step(state, t, faults)
         events += e
     return state, events
 
@@ -1138,8 +1136,14 @@ CONTROLLER_STEPS: Final[tuple[Callable[[State, int, Faults], Step], ...]] = tupl
 #: a direct call is a C call, and one through `TICK_PHASES` goes through the interpreter's calling
 #: convention, about 3 % of the search's instructions); an order changed there and not here runs
 #: the declared order through the tuples, never the written one
-WRITTEN_ORDER: Final = (TICK_PHASES == (input_phase, workers_phase, controller)
-                        and CONTROLLER_STEPS == (restart, assess, gate, suspect, rebuild))  # fmt: skip
+def as_written(phases: Sequence[object], steps: Sequence[object]) -> bool:
+    """Whether these are the phases and the controller's steps in the order `run_tick` and
+    `controller` call them by name."""
+    return tuple(phases) == (input_phase, workers_phase, controller) and tuple(steps) == (
+        restart, assess, gate, suspect, rebuild)  # fmt: skip
+
+
+WRITTEN_ORDER: Final = as_written(TICK_PHASES, CONTROLLER_STEPS)
 
 #: the step of the worker's program each phase names (docs/model.md §5.4)
 PROGRAM: Final[dict[str, Callable[[Draft, Worker, int, Stall | None], int | None]]] = {

@@ -282,10 +282,17 @@ def initial(cls: type[Record], setup: Setup) -> Record:
 
 
 def listed(items: list[str], indent: str) -> str:
-    """Items as a comma-separated source list, wrapped at 110 columns (the generated files)."""
-    import textwrap  # only when the working copies are written out
-
-    return "\n".join(textwrap.wrap(", ".join(items) + ",", 110, initial_indent=indent, subsequent_indent=indent))
+    """Items as a comma-separated source list, wrapped at 110 columns, an item whole on its line
+    (the generated files)."""
+    lines = [indent]
+    for word in (f"{item}," for item in items):
+        if lines[-1] == indent:
+            lines[-1] += word
+        elif len(lines[-1]) + 1 + len(word) <= 110:
+            lines[-1] += f" {word}"
+        else:
+            lines.append(indent + word)
+    return "\n".join(lines)
 
 
 def working_class_source(cls: type) -> str:
@@ -378,23 +385,11 @@ def maker_source(cls: type) -> str:
     head = f"def new_{cls.__name__}({', '.join(params)}) -> {cls.__name__}:"
     made = f"    return _new(_{cls.__name__}, ({', '.join(fields)},))"
     if len(head) > 120:  # wrapped, a parameter or field whole on its line
-        head = f"def new_{cls.__name__}(\n{packed(params, ' ' * 4)}\n) -> {cls.__name__}:"
-        made = f"    return _new(_{cls.__name__}, (\n{packed(list(fields), ' ' * 8)}\n    ))"
+        head = f"def new_{cls.__name__}(\n{listed(params, ' ' * 4)}\n) -> {cls.__name__}:"
+        made = f"    return _new(_{cls.__name__}, (\n{listed(list(fields), ' ' * 8)}\n    ))"
     return (f"{head}\n"
             f'    """`{cls.__name__}(...)`, every field given (generated)."""\n'
             f"{made}\n")  # fmt: skip
-
-
-def packed(items: list[str], indent: str) -> str:
-    """Items as a comma-separated source list, as many whole items a line as fit in 110 columns."""
-    lines = [indent]
-    for item in items:
-        if len(lines[-1]) > len(indent) and len(lines[-1]) + len(item) + 2 > 110:
-            lines[-1] = lines[-1].rstrip()
-            lines.append(indent)
-        lines[-1] += f"{item}, "
-    lines[-1] = lines[-1].rstrip()
-    return "\n".join(lines)
 
 
 def members_source(enum: type[Enum]) -> str:

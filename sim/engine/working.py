@@ -175,8 +175,7 @@ def new_AttemptState(
     n: int, token: int, pin: int | None, inherited: str | None, status: Status, next_tick: int | None,
     crashed: bool, silent_since: int | None, results: tuple[Part | None, ...], unwritten: tuple[int, ...],
     step: int, phase: str, held: Held | None, verdict: tuple[bool, int] | None, candidate: str | None,
-    ended: int | None, unheard: tuple[int, int] | None = None, code: int = 0, effect: int = 0,
-    calls: int = 0,
+    ended: int | None, unheard: tuple[int, int] | None = None, code: int = 0, effect: int = 0, calls: int = 0,
 ) -> AttemptState:
     """`AttemptState(...)`, every field given (generated)."""
     return _new(_AttemptState, (

@@ -139,10 +139,7 @@ def window(unheard: tuple[int, int] | None, a: AttemptState, now: Now) -> tuple[
 
 
 def results(parts: tuple[Part | None, ...], a: AttemptState, now: Now) -> Any:
-    if AS_WRITTEN:
-        form = tuple([None if p is None else form_Part(p, now) for p in parts])
-    else:
-        form = tuple([None if p is None else PART_FORM(p, now) for p in parts])
+    form = tuple([None if p is None else part_form(p, now) for p in parts])
     if now.setup.rereads:
         return form
     return form, has_called(a.n, parts)
@@ -171,9 +168,7 @@ def readable(journal: tuple[tuple[Any, JournalRecord], ...], s: State, now: Now)
     version (every attempt admitted from now on) or a live attempt's pin; a content no
     longer among them never comes back (revisions only grow)."""
     if not s.setup.pins:
-        if AS_WRITTEN:
-            return tuple(sorted([(key,) + form_JournalRecord(r, now) for key, r in journal]))
-        return tuple(sorted([(key,) + JOURNAL_FORM(r, now) for key, r in journal]))
+        return tuple(sorted([(key,) + journal_form(r, now) for key, r in journal]))
     versions = s.versions
     content = versions[s.version]
     pinned = [content]
@@ -186,10 +181,20 @@ def readable(journal: tuple[tuple[Any, JournalRecord], ...], s: State, now: Now)
         i, c = step[0], step[1]
         for pin in pinned:
             if pin[i] == c:
-                out.append((key,) + (form_JournalRecord(r, now) if AS_WRITTEN else JOURNAL_FORM(r, now)))
+                out.append((key,) + journal_form(r, now))
                 break
     out.sort()
     return tuple(out)
+
+
+def part_form(p: Part, now: Now) -> tuple[Any, ...]:
+    """A part's form: the written one while it is in use (`AS_WRITTEN`), called by name."""
+    return form_Part(p, now) if AS_WRITTEN else PART_FORM(p, now)
+
+
+def journal_form(r: JournalRecord, now: Now) -> tuple[Any, ...]:
+    """A journal record's form: the written one while it is in use (`AS_WRITTEN`), called by name."""
+    return form_JournalRecord(r, now) if AS_WRITTEN else JOURNAL_FORM(r, now)
 
 
 FORMS: Final[dict[str, Callable[[Any, Any, Now], Any]]] = {
@@ -451,6 +456,11 @@ def plans() -> dict[type, Callable[[Any, Now], tuple[Any, ...]]]:
     return {cls: plan(cls) for cls in RECORDS}
 
 
+def in_use(plans: dict[type, Callable[[Any, Now], tuple[Any, ...]]]) -> bool:
+    """Whether these forms are the ones written out above."""
+    return all(plans[cls] is globals()[f"form_{cls.__name__}"] for cls in RECORDS)
+
+
 #: each declared record type's form
 PLANS: Final = plans()
 STATE_FORM: Final = PLANS[State]
@@ -460,7 +470,7 @@ JOURNAL_FORM: Final = PLANS[JournalRecord]
 #: whether the forms are the ones written out above: then `canonical`, `attempt`, `results` and
 #: `readable` call them by name (compiled, a C call rather than a call through `PLANS`, which goes
 #: through the interpreter's calling convention: about 1 % of the search's instructions)
-AS_WRITTEN: Final = all(PLANS[cls] is globals()[f"form_{cls.__name__}"] for cls in RECORDS)
+AS_WRITTEN: Final = in_use(PLANS)
 __all__ = ["FORMS", "PLANS", "Canonical", "canonical", "declarations", "forget", "readable", "trim"]
 
 

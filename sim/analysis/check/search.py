@@ -66,7 +66,7 @@ Example = tuple[tuple[int, int, Keys], tuple[Fault, ...]]
 #: a choice of faults within one tick: (consult index, fault) pairs, by index
 Plan = tuple[tuple[int, Fault], ...]
 #: a monitor's step (`Monitor.step`)
-Step = Callable[[Any, Event, tuple[int, ...], int], tuple[Any, bool]]
+MonitorStep = Callable[[Any, Event, tuple[int, ...], int], tuple[Any, bool]]
 #: how nodes of a level merge (`Space.merge`): by their canonical form, or only when their
 #: full states are equal (no argument trusted: `sim check --merge none`)
 MERGES: Final = ("canonical", "none")
@@ -272,7 +272,7 @@ class Search:
                 continue  # not judged under these settings: its memo stays at its start
             self.monitors.append((i, prop, prop.monitor))
         #: by event kind, the monitors that read it: (index, property, its monitor's step)
-        self.watch: dict[Kind, list[tuple[int, Property, Step]]] = {}
+        self.watch: dict[Kind, list[tuple[int, Property, MonitorStep]]] = {}
         for i, prop, monitor in self.monitors:
             for event_kind in monitor.kinds:
                 self.watch.setdefault(event_kind, []).append((i, prop, monitor.step))
