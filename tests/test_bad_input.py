@@ -15,7 +15,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from sim.base.errors import SwitchError
 from sim.cli import main
+from sim.model.switches import SWITCHES, parse_value
 
 ROOT = Path(__file__).resolve().parent.parent
 SIM = str(Path(sys.executable).with_name("sim"))
@@ -388,3 +390,28 @@ def test_a_closed_stdout_is_one_line_exit_2() -> None:
                           text=True)  # fmt: skip
     assert done.returncode == 2
     assert done.stderr == "sim: error: standard output is closed; redirect it to a file or /dev/null instead\n"
+
+
+# -- a switch's value is found by its spelling, whatever TOML or --set gives ---------------------
+_TOML_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=12),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3),
+    max_leaves=6,
+)
+
+
+@given(
+    name=st.sampled_from(sorted(SWITCHES)),
+    value=_TOML_VALUES | st.sampled_from(["on", "off", "per-step", "crashed", "paused", "during", "none", "unique"]),
+)
+def test_a_switch_value_is_the_member_spelled_so_or_one_error(name: str, value: object) -> None:
+    """`parse_value` finds a member by a table of spellings (`_members`): the member a scan of
+    the switch's members for an equal value finds, and for any other value (an unhashable list
+    or table among them) a SwitchError naming the switch and the allowed values, never a
+    TypeError."""
+    scanned = [m for m in SWITCHES[name] if m.value == value]
+    if scanned:
+        assert parse_value(name, value, "--set") is scanned[0]
+    else:
+        with pytest.raises(SwitchError, match=f"switch '{name}' has no value .*; allowed: "):
+            parse_value(name, value, "--set")

@@ -47,11 +47,10 @@ writer used, `LEGACY`, so those are left alone too).
 
 from __future__ import annotations
 
-import ctypes
 import errno
+import functools
 import os
 import re
-import secrets
 import shutil
 import signal
 import stat
@@ -112,7 +111,7 @@ def interrupts_held() -> Iterator[None]:
 def temp_name(kind: str, name: str = "") -> str:
     """A fresh temporary name: `.sim-tmp-<pid>-<random>-<kind>[-<name>]`."""
     tail = f"-{name[:_NAME_KEPT]}" if name else ""
-    return f"{TEMP_PREFIX}{os.getpid()}-{secrets.token_hex(6)}-{kind}{tail}"
+    return f"{TEMP_PREFIX}{os.getpid()}-{os.urandom(6).hex()}-{kind}{tail}"
 
 
 def is_temp(name: str) -> bool:
@@ -593,22 +592,32 @@ def _give_back(parent: int, half: str, target: str) -> None:
 # -- a set of files, replaced as a whole ---------------------------------------------------------------
 _AT_FDCWD = -100
 _RENAME_EXCHANGE = 2
-_libc: ctypes.CDLL | None
-try:
-    _libc = ctypes.CDLL(None, use_errno=True)
-except OSError:  # pragma: no cover - no C library to load
-    _libc = None
+
+
+@functools.cache
+def _renameat2() -> Callable[..., int] | None:
+    """The C library's `renameat2`, loaded when first needed (`ctypes` costs a few
+    milliseconds of every command's start); None where there is none."""
+    import ctypes
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+    except OSError:  # pragma: no cover - no C library to load
+        return None
+    return getattr(libc, "renameat2", None)
 
 
 def exchange(folder: int, a: str, b: str) -> bool:
     """Swap the entries `a` and `b` of the open folder in one step (Linux
     `renameat2(RENAME_EXCHANGE)`). False when the system or file system cannot."""
-    call = getattr(_libc, "renameat2", None) if _libc is not None else None
+    call = _renameat2()
     if call is None:
         return False
     result = call(folder, os.fsencode(a), folder, os.fsencode(b), _RENAME_EXCHANGE)
     if result == 0:
         return True
+    import ctypes
+
     code = ctypes.get_errno()
     if code in (errno.ENOSYS, errno.EINVAL, errno.EOPNOTSUPP):
         return False

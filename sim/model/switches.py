@@ -9,6 +9,7 @@ stay stable as long as the switch set does not change.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import itertools
 from dataclasses import dataclass
 from enum import Enum
@@ -187,7 +188,7 @@ class Switches:
     def as_dict(self) -> dict[str, str]:
         """Switch name -> value spelling, in the order of docs/model.md §8, then each knob
         set away from its default (none in the article's runs)."""
-        out = {name: getattr(self, name).value for name in SWITCHES}
+        out = {name: getattr(self, name)._value_ for name in SWITCHES}  # _value_: the value without enum's descriptor
         out.update(self.knobs.as_dict())
         return out
 
@@ -226,6 +227,12 @@ class Switches:
         return " ".join(f"--set {pair}" for pair in self.label().split())
 
 
+@functools.cache
+def _members(enum: type[Enum]) -> dict[object, Enum]:
+    """A switch's members by their value spelling."""
+    return {member.value: member for member in enum}
+
+
 def parse_value(name: str, value: object, source: str) -> Any:
     """The Enum member named by `value` for switch `name` (for a knob, its spelling), or a
     SwitchError naming both."""
@@ -238,9 +245,12 @@ def parse_value(name: str, value: object, source: str) -> Any:
             f"{source}: unknown switch {quote(name)}; switches are: {', '.join(SWITCHES)}"
             + (f"; knobs: {', '.join(KNOBS)}" if KNOBS else "")
         )
-    for member in enum:
-        if member.value == value:
-            return member
+    try:
+        member = _members(enum).get(value)
+    except TypeError:  # a list or a table (unhashable) is no member's value
+        member = None
+    if member is not None:
+        return member
     allowed = ", ".join(m.value for m in enum)
     raise SwitchError(f"{source}: switch {name!r} has no value {quote(value)}; allowed: {allowed}")
 

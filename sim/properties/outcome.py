@@ -93,7 +93,7 @@ def encoded(events: Iterable[Event]) -> bytes:
     """Events as bytes that are equal only for equal events (see `what_happened`)."""
     import pickle  # here, not at import: `sim scenarios` reads the outcome's fields only
 
-    return pickle.dumps([(e.tick, e.kind.value, e.attempt, e.detail) for e in events], 5)
+    return pickle.dumps([(e.tick, e.kind._value_, e.attempt, e.detail) for e in events], 5)  # _value_: the plain attribute
 
 
 def outcome(trace: Trace) -> Outcome:

@@ -24,9 +24,10 @@ The page is deterministic to the byte: fixed order, no timestamps, no paths.
 
 from __future__ import annotations
 
+import functools
 import html
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from sim import scenario as scenarios
@@ -41,11 +42,8 @@ from sim.render.lane import (
     LANE_HELPERS_JS,
     STORY_CSS,
     LaneEncoder,
-    Table,
     class_css,
-    freeze,
     json_for_script,
-    thaw,
 )
 from sim.run import run_scenario
 from sim.model.schedule import EXAMPLE_CHANGE_TICK, EXAMPLE_SILENCE_TICK, EXAMPLE_WAKE_TICK
@@ -118,6 +116,10 @@ def _guard_of(invariant: str) -> str:
 
 
 # -- encoding ------------------------------------------------------------------------------
+#: an encoded outcome's key in the outcomes table: its compact JSON
+_OUTCOME_KEY = json.JSONEncoder(separators=(",", ":")).encode
+
+
 class _Encoder(LaneEncoder):
     """The page's interning tables, and a run's parts encoded into them: invariants and
     protections by their index in the summary, switch values by their index in the order."""
@@ -130,7 +132,9 @@ class _Encoder(LaneEncoder):
         self.values = values
         self.fields = list(first_outcome)
         self.nested = {k: list(v) for k, v in first_outcome.items() if isinstance(v, dict)}
-        self.outcomes = Table()
+        #: the distinct outcomes, each by its compact JSON text (the page holds them as that JSON)
+        self.outcome_index: dict[str, int] = {}
+        self.outcomes: list[list[Any]] = []
 
     def run(self, run: dict[str, Any], grid: Grid) -> list[Any]:
         """One run: its swimlane and outcome (interned), the protections it needed and, per
@@ -139,7 +143,17 @@ class _Encoder(LaneEncoder):
         outcome = self.outcome(run["outcome"])
         needs = self.needs(run["needed"])
         prevented = self.prevented(run)
-        return [lane, self.outcomes(freeze(outcome)), needs, prevented]
+        return [lane, self.intern_outcome(outcome), needs, prevented]
+
+    def intern_outcome(self, encoded: list[Any]) -> int:
+        """An encoded outcome's index in the outcomes table (two outcomes are one when their
+        JSON is: what the page sees of them)."""
+        key = _OUTCOME_KEY(encoded)
+        found = self.outcome_index.get(key)
+        if found is None:
+            found = self.outcome_index[key] = len(self.outcomes)
+            self.outcomes.append(encoded)
+        return found
 
     def outcome(self, out: dict[str, Any]) -> list[Any]:
         """The outcome's values in field order; violations as [invariant, tick]."""
@@ -181,7 +195,7 @@ class _Encoder(LaneEncoder):
         """The interned values, each table in the order its values were first met."""
         lanes = self.lane_tables()
         grids = lanes.pop("grids")
-        return {**lanes, "outcomes": [thaw(o) for o in self.outcomes.values], "grids": grids}
+        return {**lanes, "outcomes": self.outcomes, "grids": grids}
 
 
 def _check_run(position: int, run: dict[str, Any], order: list[str], fixed: dict[str, str]) -> None:
@@ -197,13 +211,17 @@ def _check_run(position: int, run: dict[str, Any], order: list[str], fixed: dict
 CaseView = tuple[str, str, tuple[str, ...], Grid]
 
 
-def case_views() -> list[tuple[int, list[CaseView]]]:
+#: a named scenario by its name (`sim.scenario.load`, or a memo of it that the page's parts share)
+Loader = Callable[[str], scenarios.Scenario]
+
+
+def case_views(load: Loader = scenarios.load) -> list[tuple[int, list[CaseView]]]:
     """Each case beyond the article's model with its scenarios run (`sim.model.cases`)."""
     out = []
     for case in CASES:
         views: list[CaseView] = []
         for name in case.scenarios:
-            loaded = scenarios.load(name)
+            loaded = load(name)
             trace, result = run_scenario(loaded)
             views.append((name, loaded.switches.label(), result.broken, build(trace)))
         out.append((case.number, views))
@@ -211,7 +229,7 @@ def case_views() -> list[tuple[int, list[CaseView]]]:
 
 
 def encode(doc: Document, grids: Sequence[Grid], cases: Sequence[tuple[int, list[CaseView]]] = (),
-           workflow: Workflow | None = None) -> dict[str, Any]:  # fmt: skip
+           workflow: Workflow | None = None, load: Loader = scenarios.load) -> dict[str, Any]:  # fmt: skip
     """The page's data: the sweep document and each run's grid, interned into tables, and
     the cases beyond the article's model with their scenarios' grids; for a workflow's sweep,
     its named scenarios as the presets and its effects in each caveat."""
@@ -247,7 +265,7 @@ def encode(doc: Document, grids: Sequence[Grid], cases: Sequence[tuple[int, list
         "outcome_nested": encoder.nested,
         **encoder.tables(),
         "runs": encoded_runs,
-        "presets": presets(workflow),
+        "presets": presets(workflow, load),
         "profiles": profiles(),
         "invariants_beyond": beyond,
         "cases": encoded_cases,
@@ -298,12 +316,12 @@ def decode(data: dict[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
-def presets(workflow: Workflow | None = None) -> list[dict[str, Any]]:
+def presets(workflow: Workflow | None = None, load: Loader = scenarios.load) -> list[dict[str, Any]]:
     """The named scenarios whose run is one of the 864 (switches only, gate fail-open, the
     worked example's schedule), article scenarios first; the others with the reason. For a
     workflow's page, the named scenarios of that workflow."""
     default = Switches()
-    loaded = [scenarios.load(name) for name in scenarios.names()]
+    loaded = [load(name) for name in scenarios.names()]
     own: set[tuple[str, str]] = set()  # a workflow's own settings are its page's runs', not beyond them
     if workflow is not None:
         from sim.model.workflow import knobs_of
@@ -449,7 +467,8 @@ def render_explainer(doc: Document, grids: Sequence[Grid]) -> str:
         from sim.workflow import load
 
         workflow = load(reference)
-    data = encode(doc, grids, case_views() if workflow is None else (), workflow)
+    scenario = functools.cache(scenarios.load)  # the cases' scenarios are presets too: each read once
+    data = encode(doc, grids, case_views(scenario) if workflow is None else (), workflow, scenario)
     totals = data["totals"]
     page, script = (_PAGE, _JS) if workflow is None else workflow_page(workflow, reference)
     for key, value in (

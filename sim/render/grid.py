@@ -515,7 +515,8 @@ class _Builder:
             by_tick.setdefault(e.tick, []).append((i, e))
         for t in self.ticks:
             acted: dict[int, list[tuple[Mark, int | None]]] = {}
-            for i, e in by_tick.get(t, []):
+            latest = self.latest(t)
+            for i, e in by_tick.get(t, ()):
                 n = _producer(e)
                 if n is None:
                     continue
@@ -523,7 +524,7 @@ class _Builder:
                 if e.kind is Kind.ADMITTED:
                     marks.append((Mark(f"T{payload(e, Admitted)['token']}", "admitted", "admitted"), i))
                 else:
-                    _act(n, e, i, self.latest(t), marks)
+                    _act(n, e, i, latest, marks)
             for a in self.trace.state_at(t).attempts:  # the attempts admitted by the end of t
                 self.lifeline_cell(f"attempt:{a.n}", t, a, acted.get(a.n))
         return admitted

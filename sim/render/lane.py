@@ -27,7 +27,7 @@ import json
 from collections.abc import Hashable
 from typing import Any
 
-from sim.render.grid import CLASSES, Cell, Grid, Mark
+from sim.render.grid import CLASSES, EMPTY, Cell, Grid, Mark
 
 
 def json_for_script(value: Any) -> str:
@@ -50,18 +50,6 @@ class Table:
             found = self.index[value] = len(self.values)
             self.values.append(value)
         return found
-
-
-def freeze(value: Any) -> Hashable:
-    if isinstance(value, list):
-        return tuple(freeze(v) for v in value)
-    return value  # type: ignore[no-any-return]
-
-
-def thaw(value: Any) -> Any:
-    if isinstance(value, tuple):
-        return [thaw(v) for v in value]
-    return value
 
 
 class LaneEncoder:
@@ -95,8 +83,9 @@ class LaneEncoder:
 
     def lane(self, grid: Grid) -> tuple[Any, ...]:
         """A swimlane: its rows, legend, story and violations."""
+        cell, empty = self.cell, self.empty  # most cells are the one empty cell
         return (
-            tuple(self.rows((row.key, row.label, row.group, tuple(self.cell(c) for c in row.cells)))
+            tuple(self.rows((row.key, row.label, row.group, tuple([empty if c is EMPTY else cell(c) for c in row.cells])))
                   for row in grid.rows),
             tuple(self.legend((e.key, e.group, e.symbol, e.cls, e.meaning)) for e in grid.legend),
             tuple((t, self.texts(line)) for t, line in grid.story),
@@ -129,7 +118,7 @@ class LaneEncoder:
             "cells": [[list(part) for part in c] for c in self.cells.values],
             "rows": [[k, label, group, list(c)] for k, label, group, c in self.rows.values],
             "legend": [list(e) for e in self.legend.values],
-            "grids": [thaw(g) for g in self.lanes.values],
+            "grids": self.lanes.values,  # tuples, which JSON writes as arrays too
         }
 
 

@@ -41,8 +41,9 @@ class ReportWriter:
 
 
 # -- JSON ----------------------------------------------------------------------------------
-def _compact(value: Any) -> str:
-    return json.dumps(value, separators=(", ", ": "))
+#: `json.dumps(value, separators=(", ", ": "))` with one encoder made once (`json.dumps` makes
+#: one per call for any but its default settings, and sweep.json has a line per run)
+_compact: Callable[[Any], str] = json.JSONEncoder(separators=(", ", ": ")).encode
 
 
 def _pretty(value: Any, indent: int) -> str:
