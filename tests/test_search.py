@@ -341,4 +341,6 @@ def test_the_memo_of_shared_parts_is_emptied_when_a_search_ends() -> None:
     space = space_of(Config("x", Switches()), CheckBound(1, 5))
     start = root(space)
     Watched(space).run({node_key(start): start}, 0)
-    assert max(sizes) > 100 and len(canon._memo) == 0
+    # it holds the shared parts' forms (an attempt's form is not remembered: `canon.attempt`):
+    # 47 at its largest in this search
+    assert max(sizes) > 20 and len(canon._memo) == 0
