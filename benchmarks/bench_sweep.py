@@ -85,13 +85,11 @@ def command(args: list[str], repeat: int) -> tuple[float, float, str]:
                 env=COMMAND_ENV,
             ).pid
             _, status, usage = os.wait4(pid, 0)
-            if i == 0:  # the warm-up
-                if status != 0:
-                    raise SystemExit(f"sim {' '.join(args)} failed with status {status}")
-                continue
-            times.append(time.perf_counter() - start)
             if status != 0:
                 raise SystemExit(f"sim {' '.join(args)} failed with status {status}")
+            if i == 0:  # the warm-up
+                continue
+            times.append(time.perf_counter() - start)
             # ru_maxrss of the command itself (KiB on Linux); worker children are counted
             # through RUSAGE_CHILDREN below
             peak = max(peak, usage.ru_maxrss / 1024)

@@ -405,10 +405,10 @@ _TOML_VALUES = st.recursive(
     value=_TOML_VALUES | st.sampled_from(["on", "off", "per-step", "crashed", "paused", "during", "none", "unique"]),
 )
 def test_a_switch_value_is_the_member_spelled_so_or_one_error(name: str, value: object) -> None:
-    """`parse_value` finds a member by a table of spellings (`_members`): the member a scan of
-    the switch's members for an equal value finds, and for any other value (an unhashable list
-    or table among them) a SwitchError naming the switch and the allowed values, never a
-    TypeError."""
+    """`parse_value` finds a member by the enum's own lookup by value: the member a scan of the
+    switch's members for an equal value finds, and for any other value (an unhashable list or
+    table among them) a SwitchError naming the switch and the allowed values, never a
+    TypeError or a ValueError."""
     scanned = [m for m in SWITCHES[name] if m.value == value]
     if scanned:
         assert parse_value(name, value, "--set") is scanned[0]

@@ -9,7 +9,6 @@ stay stable as long as the switch set does not change.
 from __future__ import annotations
 
 import dataclasses
-import functools
 import itertools
 from dataclasses import dataclass
 from enum import Enum
@@ -227,12 +226,6 @@ class Switches:
         return " ".join(f"--set {pair}" for pair in self.label().split())
 
 
-@functools.cache
-def _members(enum: type[Enum]) -> dict[object, Enum]:
-    """A switch's members by their value spelling."""
-    return {member.value: member for member in enum}
-
-
 def parse_value(name: str, value: object, source: str) -> Any:
     """The Enum member named by `value` for switch `name` (for a knob, its spelling), or a
     SwitchError naming both."""
@@ -246,11 +239,9 @@ def parse_value(name: str, value: object, source: str) -> Any:
             + (f"; knobs: {', '.join(KNOBS)}" if KNOBS else "")
         )
     try:
-        member = _members(enum).get(value)
-    except TypeError:  # a list or a table (unhashable) is no member's value
-        member = None
-    if member is not None:
-        return member
+        return enum(value)  # the member by its value (an unhashable value is compared with each)
+    except ValueError:
+        pass
     allowed = ", ".join(m.value for m in enum)
     raise SwitchError(f"{source}: switch {name!r} has no value {quote(value)}; allowed: {allowed}")
 

@@ -248,7 +248,7 @@ def field_form(cls: type, i: int, keep: Keep, names: dict[str, Any], builders: l
 
 def typed(tp: Any, v: str, depth: int = 0) -> str:
     """The expression for a value `v` of type `tp` with each declared record in it by its
-    form (an attempt's remembered by its identity)."""
+    form."""
     if not records_in(tp):
         return v
     if tp is AttemptState:
